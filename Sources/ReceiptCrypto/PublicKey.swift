@@ -1,0 +1,59 @@
+internal import COpenSSL
+
+/// A public key parsed once by OpenSSL and reused for every signature check.
+///
+/// Owns its `EVP_PKEY`. `@unchecked Sendable`: after `init` the key is only read, and OpenSSL 3
+/// documents `EVP_PKEY` as safe for concurrent read-only use (each verification makes its own
+/// `EVP_PKEY_CTX`).
+public final class PublicKey: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    /// Parses a DER `SubjectPublicKeyInfo`.
+    public init(subjectPublicKeyInfo der: ArraySlice<UInt8>) throws(CryptoError) {
+        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return d2i_PUBKEY(nil, &cursor, buffer.count)
+        }
+        pointer = try openSSLCheck(parsed, "d2i_PUBKEY", code: .invalidKey)
+    }
+
+    /// Takes ownership of an `EVP_PKEY` reference the caller already holds.
+    init(owning pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit { EVP_PKEY_free(pointer) }
+
+    /// `true` when this is an RSA key.
+    public var isRSA: Bool { EVP_PKEY_get_base_id(pointer) == EVP_PKEY_RSA }
+
+    /// The key size in bits.
+    public var bitCount: Int { Int(EVP_PKEY_get_bits(pointer)) }
+
+    /// Checks an RSA PKCS#1 v1.5 signature over an already computed digest.
+    ///
+    /// - Parameters:
+    ///   - signature: the signature bytes.
+    ///   - digest: the digest of the signed bytes, computed with `algorithm`.
+    ///   - algorithm: the digest algorithm named in the DigestInfo the signature wraps.
+    /// - Returns: `true` when the signature matches; `false` for any mismatch.
+    /// - Throws: only when OpenSSL cannot set up the check (not an RSA key, allocation failure).
+    public func verifyRSAPKCS1(
+        signature: ArraySlice<UInt8>, digest: [UInt8], algorithm: DigestAlgorithm
+    ) throws(CryptoError) -> Bool {
+        guard isRSA else { throw CryptoError(.unsupportedAlgorithm, "the signer key is not an RSA key") }
+        let context = try openSSLCheck(EVP_PKEY_CTX_new(pointer, nil), "EVP_PKEY_CTX_new")
+        defer { EVP_PKEY_CTX_free(context) }
+        try openSSLCheck(EVP_PKEY_verify_init(context), "EVP_PKEY_verify_init")
+        try openSSLCheck(EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING), "EVP_PKEY_CTX_set_rsa_padding")
+        try openSSLCheck(EVP_PKEY_CTX_set_signature_md(context, algorithm.evpMD), "EVP_PKEY_CTX_set_signature_md")
+        let result = signature.withUnsafeBufferPointer { sig in
+            digest.withUnsafeBufferPointer { dig in
+                EVP_PKEY_verify(context, sig.baseAddress, sig.count, dig.baseAddress, dig.count)
+            }
+        }
+        // 1 = match; 0 = mismatch; negative = malformed signature. Only a match counts.
+        _ = CryptoError.drainErrorQueue()
+        return result == 1
+    }
+}
