@@ -22,4 +22,7 @@ static inline void receipt_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop
 static inline long receipt_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
 static inline void receipt_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }
 
+// Added for the X.509 layer (Certificate, ChainVerifier): composite flag macros Swift cannot import.
+static inline unsigned long receipt_XN_FLAG_RFC2253_UTF8(void) { return XN_FLAG_RFC2253 & ~ASN1_STRFLGS_ESC_MSB; }
+
 #endif

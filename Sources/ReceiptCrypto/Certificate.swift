@@ -1,0 +1,231 @@
+internal import COpenSSL
+
+/// An X.509 certificate parsed once by OpenSSL, with the fields verification reads cached as Swift values.
+///
+/// `d2i_X509` is the expensive step on the verification path (100–170 µs per certificate in OpenSSL 3.0),
+/// so a certificate is parsed a single time and its subject, issuer, validity, fingerprint, extensions
+/// and public key are read out in `init`. Owns its `X509`.
+///
+/// `@unchecked Sendable`: every stored property is an immutable Swift value except the `X509` pointer,
+/// which after `init` is only read (OpenSSL documents `X509` objects as safe for concurrent read-only
+/// use once their extensions are cached, which `init` forces with `X509_get_extension_flags`).
+public final class Certificate: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    /// The DER encoding the certificate was parsed from.
+    ///
+    /// A copy of the caller's bytes, kept so the certificate outlives the receipt it came from
+    /// (the verified-chain cache holds certificates across receipts).
+    public let derEncoded: [UInt8]
+    /// The subject name in RFC 2253 form, e.g. `CN=Apple Root CA,OU=Apple Certification Authority,O=Apple Inc.,C=US`.
+    public let subject: String
+    /// The issuer name in RFC 2253 form.
+    public let issuer: String
+    /// The DER encoding of the issuer `Name`, as RFC 5652 §10.2.4 `IssuerAndSerialNumber` carries it.
+    public let issuerDER: [UInt8]
+    /// The content octets of the `serialNumber` INTEGER (two's complement, as encoded).
+    public let serialNumber: [UInt8]
+    /// The start of the validity period, in seconds since 1970-01-01T00:00:00Z.
+    public let notBefore: Int64
+    /// The end of the validity period, in seconds since 1970-01-01T00:00:00Z.
+    public let notAfter: Int64
+    /// SHA-256 of ``derEncoded``: the fingerprint trust anchors are pinned by.
+    public let sha256Fingerprint: [UInt8]
+    /// The dotted OIDs of every extension, in encoded order.
+    public let extensionOIDs: [String]
+    /// `true` when basicConstraints says `cA: TRUE` (RFC 5280 §4.2.1.9).
+    public let isCA: Bool
+    /// `true` when subject and issuer names are equal (the certificate claims to be self-issued).
+    public let isSelfIssued: Bool
+    /// The subject public key, parsed once.
+    public let publicKey: PublicKey
+
+    /// Parses one DER certificate.
+    ///
+    /// - Parameter derEncoded: exactly one DER `Certificate`; trailing bytes are rejected.
+    /// - Throws: ``CryptoError/Code/invalidCertificate`` when OpenSSL cannot parse it or a field is unusable.
+    public init(derEncoded der: ArraySlice<UInt8>) throws(CryptoError) {
+        var consumed = 0
+        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return nil }
+            var cursor: UnsafePointer<UInt8>? = base
+            let x509 = d2i_X509(nil, &cursor, buffer.count)
+            if let cursor { consumed = cursor - base }
+            return x509
+        }
+        let x509 = try openSSLCheck(parsed, "d2i_X509", code: .invalidCertificate)
+        guard consumed == der.count else {
+            X509_free(x509)
+            throw CryptoError(.invalidCertificate, "\(der.count - consumed) bytes follow the certificate")
+        }
+        // A throwing class init never runs `deinit`, so every field is read before `self` takes ownership
+        // and `x509` is freed here on failure.
+        let fields: Fields
+        do {
+            fields = try Fields(x509, der: der)
+        } catch {
+            X509_free(x509)
+            throw error
+        }
+        pointer = x509
+        derEncoded = Array(der)  // copied: the certificate outlives the caller's buffer (the chain cache keeps it)
+        subject = fields.subject
+        issuer = fields.issuer
+        issuerDER = fields.issuerDER
+        serialNumber = fields.serialNumber
+        notBefore = fields.notBefore
+        notAfter = fields.notAfter
+        sha256Fingerprint = fields.sha256Fingerprint
+        extensionOIDs = fields.extensionOIDs
+        isCA = fields.isCA
+        isSelfIssued = fields.isSelfIssued
+        publicKey = fields.publicKey
+    }
+
+    /// Everything read out of the `X509` in one pass, before the certificate object exists.
+    private struct Fields {
+        var subject: String
+        var issuer: String
+        var issuerDER: [UInt8]
+        var serialNumber: [UInt8]
+        var notBefore: Int64
+        var notAfter: Int64
+        var sha256Fingerprint: [UInt8]
+        var extensionOIDs: [String]
+        var isCA: Bool
+        var isSelfIssued: Bool
+        var publicKey: PublicKey
+
+        init(_ x509: OpaquePointer, der: ArraySlice<UInt8>) throws(CryptoError) {
+            // Forces OpenSSL to decode and cache the extensions now, so concurrent readers never race on it.
+            let flags = X509_get_extension_flags(x509)
+            guard flags & UInt32(EXFLAG_INVALID) == 0 else {
+                throw CryptoError(.invalidCertificate, "an extension is malformed or repeated")
+            }
+            isCA = flags & UInt32(EXFLAG_CA) != 0
+            sha256Fingerprint = try DigestAlgorithm.sha256.hash(der)
+
+            let subjectName = try openSSLCheck(X509_get_subject_name(x509), "X509_get_subject_name")
+            let issuerName = try openSSLCheck(X509_get_issuer_name(x509), "X509_get_issuer_name")
+            subject = try Certificate.rfc2253(subjectName)
+            issuer = try Certificate.rfc2253(issuerName)
+            isSelfIssued = X509_NAME_cmp(subjectName, issuerName) == 0
+            issuerDER = try Certificate.encode("i2d_X509_NAME") { i2d_X509_NAME(issuerName, $0) }
+
+            let serial = try openSSLCheck(X509_get0_serialNumber(x509), "X509_get0_serialNumber")
+            let serialTLV = try Certificate.encode("i2d_ASN1_INTEGER") { i2d_ASN1_INTEGER(serial, $0) }
+            serialNumber = try Certificate.contentOctets(ofDER: serialTLV)
+
+            notBefore = try Certificate.epochSeconds(X509_get0_notBefore(x509), field: "notBefore")
+            notAfter = try Certificate.epochSeconds(X509_get0_notAfter(x509), field: "notAfter")
+
+            var oids: [String] = []
+            let count = X509_get_ext_count(x509)
+            if count > 0 {
+                for index in 0..<count {
+                    let ext = try openSSLCheck(X509_get_ext(x509, index), "X509_get_ext")
+                    let object = try openSSLCheck(X509_EXTENSION_get_object(ext), "X509_EXTENSION_get_object")
+                    oids.append(try Certificate.dottedOID(object))
+                }
+            }
+            extensionOIDs = oids
+
+            // X509_get_pubkey returns a new reference, which PublicKey takes over.
+            let key = try openSSLCheck(X509_get_pubkey(x509), "X509_get_pubkey", code: .invalidCertificate)
+            publicKey = PublicKey(owning: key)
+        }
+    }
+
+    deinit { X509_free(pointer) }
+
+    /// `true` when the certificate carries an extension with this dotted OID (critical or not).
+    public func hasExtension(_ oid: String) -> Bool { extensionOIDs.contains(oid) }
+
+    /// `true` when `instant` (seconds since 1970) lies within [notBefore, notAfter], both ends included
+    /// as in RFC 5280 §4.1.2.5.
+    public func isValid(at instant: Int64) -> Bool { instant >= notBefore && instant <= notAfter }
+
+    /// The SHA-256 fingerprint as upper-case hex, the form Apple and the docs print.
+    public var sha256FingerprintHex: String { Self.hex(sha256Fingerprint) }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func rfc2253(_ name: OpaquePointer) throws(CryptoError) -> String {
+        let bio = try openSSLCheck(BIO_new(BIO_s_mem()), "BIO_new")
+        defer { BIO_free(bio) }
+        // XN_FLAG_RFC2253 escapes special characters; without ESC_MSB, UTF-8 stays readable.
+        let flags = receipt_XN_FLAG_RFC2253_UTF8()
+        guard X509_NAME_print_ex(bio, name, 0, flags) >= 0 else { throw CryptoError.openSSL("X509_NAME_print_ex") }
+        var data: UnsafeMutablePointer<CChar>? = nil
+        let length = receipt_BIO_get_mem_data(bio, &data)
+        guard length > 0, let data else { return "" }
+        return data.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+    }
+
+    private static func dottedOID(_ object: OpaquePointer) throws(CryptoError) -> String {
+        var buffer = [CChar](repeating: 0, count: 128)
+        let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)  // 1: numeric form, never a name
+        guard length > 0, Int(length) < buffer.count else {
+            throw CryptoError(.invalidCertificate, "an extension OID cannot be printed")
+        }
+        return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Runs one of OpenSSL's `i2d_*` encoders and returns the bytes it allocated.
+    private static func encode(
+        _ function: String, _ body: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Int32
+    ) throws(CryptoError) -> [UInt8] {
+        var out: UnsafeMutablePointer<UInt8>? = nil
+        let length = body(&out)
+        guard length > 0, let out else { throw CryptoError.openSSL(function) }
+        defer { receipt_OPENSSL_free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: Int(length)))
+    }
+
+    /// The content octets of a short DER TLV that OpenSSL itself encoded.
+    private static func contentOctets(ofDER tlv: [UInt8]) throws(CryptoError) -> [UInt8] {
+        guard tlv.count >= 2 else { throw CryptoError(.invalidCertificate, "serial number encoding too short") }
+        let first = tlv[1]
+        if first < 0x80 { return Array(tlv.dropFirst(2)) }
+        let lengthBytes = Int(first & 0x7F)
+        guard lengthBytes > 0, tlv.count >= 2 + lengthBytes else {
+            throw CryptoError(.invalidCertificate, "serial number length is malformed")
+        }
+        return Array(tlv.dropFirst(2 + lengthBytes))
+    }
+
+    /// Converts an `ASN1_TIME` (UTCTime or GeneralizedTime, RFC 5280 §4.1.2.5) to seconds since 1970.
+    private static func epochSeconds(_ time: UnsafePointer<ASN1_TIME>?, field: String) throws(CryptoError) -> Int64 {
+        guard let time else { throw CryptoError(.invalidCertificate, "\(field) is missing") }
+        var parts = tm()
+        guard ASN1_TIME_to_tm(time, &parts) == 1 else {
+            _ = CryptoError.drainErrorQueue()
+            throw CryptoError(.invalidCertificate, "\(field) is not a valid time")
+        }
+        let days = daysSince1970(
+            year: Int64(parts.tm_year) + 1900, month: Int64(parts.tm_mon) + 1, day: Int64(parts.tm_mday))
+        return days * 86_400 + Int64(parts.tm_hour) * 3600 + Int64(parts.tm_min) * 60 + Int64(parts.tm_sec)
+    }
+
+    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+    static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let monthIndex = (month + 9) % 12
+        let dayOfYear = (153 * monthIndex + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}

@@ -1,0 +1,35 @@
+/// What OpenSSL's X.509 path validation (RFC 5280 §6) concluded for one chain at one instant.
+///
+/// Failures are mapped from `X509_STORE_CTX_get_error` to the few kinds a receipt verdict
+/// distinguishes; the OpenSSL error number and text are kept for messages.
+public struct ChainVerificationResult: Sendable {
+    /// Why a path did not validate.
+    public enum Failure: String, Sendable, Hashable {
+        /// A certificate's notAfter is before the validation time.
+        case expired
+        /// A certificate's notBefore is after the validation time.
+        case notYetValid
+        /// No path ends at a trust anchor (unknown issuer, self-signed certificate not among the anchors).
+        case untrustedRoot
+        /// A certificate's signature does not verify with its issuer's key.
+        case invalidSignature
+        /// A certificate used as an issuer is not a CA (basicConstraints, pathLen).
+        case notACA
+        /// Any other path-validation failure (bad time field, unhandled critical extension, purpose, …).
+        case other
+    }
+
+    /// `nil` when the path validated.
+    public let failure: Failure?
+    /// The depth in the chain OpenSSL reported the error at (0 = leaf); 0 when verified.
+    public let depth: Int
+    /// The raw `X509_V_ERR_*` value (0 = `X509_V_OK`).
+    public let openSSLError: Int32
+    /// OpenSSL's text for ``openSSLError``.
+    public let message: String
+    /// The certificates of the path OpenSSL built, leaf first (partial when validation failed).
+    public let chain: [Certificate]
+
+    /// `true` when the path validated.
+    public var isVerified: Bool { failure == nil }
+}
