@@ -40,6 +40,15 @@ public struct ASN1ObjectIdentifier: Hashable, Sendable, CustomStringConvertible 
         self.init(encodedArcs: bytes[...])
     }
 
+    /// Builds a constant from dotted text written in source, e.g. `ASN1ObjectIdentifier(constant: "1.3.14.3.2.26")`.
+    /// A malformed literal is a programming error and stops the program at first use.
+    public init(constant dotted: StaticString) {
+        guard let identifier = ASN1ObjectIdentifier("\(dotted)") else {
+            preconditionFailure("\(dotted) is not a valid OBJECT IDENTIFIER literal")
+        }
+        self = identifier
+    }
+
     /// The arcs as numbers; an arc too large for 64 bits is shown as its saturated value.
     public var arcs: [UInt64] {
         var result: [UInt64] = []
