@@ -1,0 +1,124 @@
+import ReceiptCrypto
+import Testing
+import TestSupport
+
+@Suite("ChainVerifier")
+struct ChainVerifierTests {
+    /// 2026-11-22T00:00:00Z: "now" for these tests, after every Apple receipt leaf expired.
+    static let now: Int64 = 1_795_305_600
+
+    @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+    func appleChainValidatesAtTheReceiptCreationDate() throws {
+        let certificates = try CryptoTestData.embeddedCertificates("aprv-purchasingexp-sandbox-2023-02")
+        try #require(certificates.count == 3)
+        let created = try CryptoTestData.epoch("2023-02-22T14:30:15Z")
+        let result = try ChainVerifier.verify(
+            leaf: certificates[0], intermediates: [certificates[1]], anchors: [certificates[2]], at: created)
+        #expect(result.isVerified)
+        #expect(result.chain.map(\.subject) == certificates.map(\.subject))
+    }
+
+    @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+    func appleChainHasExpiredNow() throws {
+        let certificates = try CryptoTestData.embeddedCertificates("aprv-purchasingexp-sandbox-2023-02")
+        try #require(certificates.count == 3)
+        let result = try ChainVerifier.verify(
+            leaf: certificates[0], intermediates: [certificates[1]], anchors: [certificates[2]], at: Self.now)
+        #expect(result.failure == .expired)
+    }
+
+    @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+    func appleChainIsNotYetValidBeforeTheLeafWasIssued() throws {
+        let certificates = try CryptoTestData.embeddedCertificates("aprv-purchasingexp-sandbox-2023-02")
+        try #require(certificates.count == 3)
+        let result = try ChainVerifier.verify(
+            leaf: certificates[0], intermediates: [certificates[1]], anchors: [certificates[2]],
+            at: certificates[0].notBefore - 1)
+        #expect(result.failure == .notYetValid)
+        #expect(result.depth == 0)
+    }
+
+    @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+    func embeddedRootIsNotTrustedUnlessItIsAnAnchor() throws {
+        let certificates = try CryptoTestData.embeddedCertificates("aprv-purchasingexp-sandbox-2023-02")
+        try #require(certificates.count == 3)
+        let g3 = try CryptoTestData.sharedCertificate("AppleRootCA-G3.cer")
+        let result = try ChainVerifier.verify(
+            leaf: certificates[0], intermediates: [certificates[1], certificates[2]], anchors: [g3],
+            at: try CryptoTestData.epoch("2023-02-22T14:30:15Z"))
+        #expect(result.failure == .untrustedRoot)
+    }
+
+    @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+    func xcodeCertificateIsUntrustedUnlessItIsAnAnchor() throws {
+        let xcode = try CryptoTestData.sharedCertificate("StoreKitTestCertificate.cer")
+        let apple = try CryptoTestData.sharedCertificate("AppleIncRootCertificate.cer")
+        let at = try CryptoTestData.epoch("2023-10-19T01:45:40Z")
+        let untrusted = try ChainVerifier.verify(leaf: xcode, intermediates: [], anchors: [apple], at: at)
+        #expect(untrusted.failure == .untrustedRoot)
+        // Purpose "any": its code-signing EKU must not make it fail once trusted.
+        let trusted = try ChainVerifier.verify(leaf: xcode, intermediates: [], anchors: [xcode], at: at)
+        #expect(trusted.isVerified)
+    }
+
+    @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+    func tamperedCertificateSignatureIsReported() throws {
+        let certificates = try CryptoTestData.embeddedCertificates("aprv-purchasingexp-sandbox-2023-02")
+        try #require(certificates.count == 3)
+        var bytes = certificates[0].derEncoded
+        bytes[bytes.count - 1] ^= 0x01  // last byte of the signature BIT STRING
+        let tampered = try Certificate(derEncoded: bytes[...])
+        let result = try ChainVerifier.verify(
+            leaf: tampered, intermediates: [certificates[1]], anchors: [certificates[2]],
+            at: try CryptoTestData.epoch("2023-02-22T14:30:15Z"))
+        #expect(result.failure == .invalidSignature)
+        #expect(result.depth == 0)
+    }
+
+    /// The project's test PKI is valid 2024–2034; 2025-06-01 lies inside.
+    static let testTime: Int64 = 1_748_736_000
+
+    @Test func testPKIChainValidates() throws {
+        let result = try ChainVerifier.verify(
+            leaf: CryptoTestData.testPKI("test-leaf"), intermediates: [CryptoTestData.testPKI("test-intermediate")],
+            anchors: [CryptoTestData.testPKI("test-root")], at: Self.testTime)
+        #expect(result.isVerified)
+        #expect(result.chain.count == 3)
+    }
+
+    @Test func intermediateWithoutCAFlagIsReported() throws {
+        let result = try ChainVerifier.verify(
+            leaf: CryptoTestData.testPKI("test-leaf-under-not-ca"),
+            intermediates: [CryptoTestData.testPKI("test-intermediate-not-ca")],
+            anchors: [CryptoTestData.testPKI("test-root")], at: Self.testTime)
+        #expect(result.failure == .notACA)
+        #expect(result.depth == 1)
+    }
+
+    @Test func lookalikeAppleChainDoesNotChainToTheRealRoot() throws {
+        let result = try ChainVerifier.verify(
+            leaf: CryptoTestData.testPKI("lookalike-apple-leaf"),
+            intermediates: [CryptoTestData.testPKI("lookalike-apple-wwdr"),
+                            CryptoTestData.testPKI("lookalike-apple-root")],
+            anchors: [CryptoTestData.testPKI("test-root")], at: Self.testTime)
+        #expect(result.failure == .untrustedRoot)
+    }
+
+    @Test func partialChainsAreNotAccepted() throws {
+        // The intermediate as the only anchor: without X509_V_FLAG_PARTIAL_CHAIN that is not enough
+        // when the intermediate is not self-signed.
+        let result = try ChainVerifier.verify(
+            leaf: CryptoTestData.testPKI("test-leaf"), intermediates: [],
+            anchors: [CryptoTestData.testPKI("test-intermediate")], at: Self.testTime)
+        #expect(!result.isVerified)
+    }
+
+    @Test func expiredLeafIsReported() throws {
+        let result = try ChainVerifier.verify(
+            leaf: CryptoTestData.testPKI("test-leaf-expired"),
+            intermediates: [CryptoTestData.testPKI("test-intermediate")],
+            anchors: [CryptoTestData.testPKI("test-root")], at: Self.testTime)
+        #expect(result.failure == .expired)
+        #expect(result.depth == 0)
+    }
+}
