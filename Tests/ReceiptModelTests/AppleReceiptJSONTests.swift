@@ -59,7 +59,7 @@ struct AppleReceiptJSONTests {
         switch (lhs, rhs) {
         case let (l as String, r as String): return l == r
         case let (l as NSNumber, r as NSNumber):
-            return CFGetTypeID(l) == CFGetTypeID(r) && l == r
+            return String(cString: l.objCType) == String(cString: r.objCType) && l == r
         default: return false
         }
     }
