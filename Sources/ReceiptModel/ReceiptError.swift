@@ -20,6 +20,7 @@ public struct ReceiptError: Error, Hashable, Sendable, CustomStringConvertible {
             case duplicateAttribute = "receipt.duplicate_attribute"
             case invalidDate = "receipt.invalid_date"
             case unrecognizedFormat = "receipt.unrecognized_format"
+            case unreadableInput = "receipt.unreadable_input"
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -48,6 +49,9 @@ public struct ReceiptError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidDate = Code(.invalidDate)
         /// The input is neither a PKCS#7 receipt nor an iOS 6 transaction receipt.
         public static let unrecognizedFormat = Code(.unrecognizedFormat)
+
+        /// The input file or stream could not be read.
+        public static let unreadableInput = Code(.unreadableInput)
 
         /// The code as a dotted string, e.g. `receipt.invalid_date`.
         public var description: String { kind.rawValue }

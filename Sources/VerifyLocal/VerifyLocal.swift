@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import ReceiptModel
+
+/// `verify-local`: decodes (and verifies) App Store receipts from files, folders or standard input.
+@main
+struct VerifyLocal: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify-local",
+        abstract: "Decode and verify App Store receipts locally, without calling Apple.",
+        discussion: """
+            Inputs are files, folders (walked recursively; files ending in .receipt, .der, .p7, .p7m,
+            .p7s, .pkcs7, .bin, .b64, .base64 or .txt) or - for standard input. Each input may be raw
+            DER/BER or base64 text (white space, quotes and a data: prefix are tolerated).
+
+            Exit status: 0 when every input decoded, 1 when any did not, 64 for a usage error.
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text
+        case json
+    }
+
+    @Argument(help: "Receipt files, folders, or - for standard input.")
+    var inputs: [String]
+
+    @Option(help: "Output format: text (a summary per receipt) or json (one object per line).")
+    var format: Format = .text
+
+    @Flag(help: "Only decode; do not verify signatures or chains.")
+    var decodeOnly = false
+
+    func validate() throws {
+        guard !inputs.isEmpty else { throw ValidationError("give at least one file, folder or -") }
+    }
+
+    func run() throws {
+        let sources = try InputSource.expand(inputs)
+        var anyFailed = false
+        for source in sources {
+            let report = ReceiptReport(source: source)
+            if report.failed { anyFailed = true }
+            switch format {
+            case .text: print(report.text, terminator: "")
+            case .json: print(report.jsonLine)
+            }
+        }
+        if anyFailed { throw ExitCode(1) }
+    }
+}
