@@ -39,6 +39,9 @@ public final class Certificate: @unchecked Sendable {
     public let isSelfIssued: Bool
     /// The subject public key, parsed once.
     public let publicKey: PublicKey
+    /// The subjectKeyIdentifier extension's key identifier (RFC 5280 §4.2.1.2), when present: how a
+    /// CMS `SignerIdentifier` may name its certificate instead of issuer and serial.
+    public let subjectKeyIdentifier: [UInt8]?
 
     /// Parses one DER certificate.
     ///
@@ -80,6 +83,7 @@ public final class Certificate: @unchecked Sendable {
         isCA = fields.isCA
         isSelfIssued = fields.isSelfIssued
         publicKey = fields.publicKey
+        subjectKeyIdentifier = fields.subjectKeyIdentifier
     }
 
     /// Everything read out of the `X509` in one pass, before the certificate object exists.
@@ -95,6 +99,7 @@ public final class Certificate: @unchecked Sendable {
         var isCA: Bool
         var isSelfIssued: Bool
         var publicKey: PublicKey
+        var subjectKeyIdentifier: [UInt8]?
 
         init(_ x509: OpaquePointer, der: ArraySlice<UInt8>) throws(CryptoError) {
             // Forces OpenSSL to decode and cache the extensions now, so concurrent readers never race on it.
@@ -129,6 +134,13 @@ public final class Certificate: @unchecked Sendable {
                 }
             }
             extensionOIDs = oids
+
+            if let keyID = X509_get0_subject_key_id(x509), let data = ASN1_STRING_get0_data(keyID) {
+                let length = Int(ASN1_STRING_length(keyID))
+                subjectKeyIdentifier = length > 0 ? Array(UnsafeBufferPointer(start: data, count: length)) : nil
+            } else {
+                subjectKeyIdentifier = nil
+            }
 
             // X509_get_pubkey returns a new reference, which PublicKey takes over.
             let key = try openSSLCheck(X509_get_pubkey(x509), "X509_get_pubkey", code: .invalidCertificate)

@@ -47,6 +47,28 @@ public enum DigestAlgorithm: String, Sendable, Hashable, CaseIterable {
     }
 }
 
+extension DigestAlgorithm {
+    /// Hashes the concatenation of `parts` without joining them into one buffer first.
+    ///
+    /// Used to key the verified-chain cache by all certificate bytes of a receipt, which lie in
+    /// separate slices.
+    public func hash(concatenating parts: [ArraySlice<UInt8>]) throws(CryptoError) -> [UInt8] {
+        let context = try openSSLCheck(EVP_MD_CTX_new(), "EVP_MD_CTX_new")
+        defer { EVP_MD_CTX_free(context) }
+        try openSSLCheck(EVP_DigestInit_ex(context, evpMD, nil), "EVP_DigestInit_ex")
+        for part in parts {
+            let ok = part.withUnsafeBytes { EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
+            try openSSLCheck(ok, "EVP_DigestUpdate")
+        }
+        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let ok = output.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
+        try openSSLCheck(ok, "EVP_DigestFinal_ex")
+        output.removeSubrange(Int(length)...)
+        return output
+    }
+}
+
 /// Holds the fetched `EVP_MD` pointers.
 ///
 /// `@unchecked Sendable`: the pointers are written once in `init` and OpenSSL documents fetched

@@ -36,11 +36,11 @@ public final class PrivateKey: @unchecked Sendable {
         try openSSLCheck(EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING), "EVP_PKEY_CTX_set_rsa_padding")
         try openSSLCheck(EVP_PKEY_CTX_set_signature_md(context, algorithm.evpMD), "EVP_PKEY_CTX_set_signature_md")
         var length = 0
-        try digest.withUnsafeBufferPointer { (dig) throws(CryptoError) in
+        _ = try digest.withUnsafeBufferPointer { (dig) throws(CryptoError) in
             try openSSLCheck(EVP_PKEY_sign(context, nil, &length, dig.baseAddress, dig.count), "EVP_PKEY_sign")
         }
         var signature = [UInt8](repeating: 0, count: length)
-        try signature.withUnsafeMutableBufferPointer { (sig) throws(CryptoError) in
+        _ = try signature.withUnsafeMutableBufferPointer { (sig) throws(CryptoError) in
             try digest.withUnsafeBufferPointer { (dig) throws(CryptoError) in
                 try openSSLCheck(
                     EVP_PKEY_sign(context, sig.baseAddress, &length, dig.baseAddress, dig.count), "EVP_PKEY_sign")

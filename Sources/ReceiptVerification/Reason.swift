@@ -1,0 +1,101 @@
+/// One check's finding in a ``Verdict``: a stable dotted ``code`` and a human ``message``.
+///
+/// Callers and tests branch on `code`; `message` is for people and may change.
+public struct Reason: Sendable, Hashable, CustomStringConvertible {
+    /// A stable identifier of the check and what it found, e.g. `chain.leaf_marker_missing`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: String, Sendable {
+            case signatureMismatch = "signature.mismatch"
+            case signatureMessageDigestMismatch = "signature.message_digest_mismatch"
+            case signatureNoSigner = "signature.no_signer"
+            case signatureMultipleSigners = "signature.multiple_signers"
+            case signatureSignerCertificateMissing = "signature.signer_certificate_missing"
+            case signatureUnsupportedAlgorithm = "signature.unsupported_algorithm"
+            case chainUntrustedRoot = "chain.untrusted_root"
+            case chainLeafMarkerMissing = "chain.leaf_marker_missing"
+            case chainIntermediateMarkerMissing = "chain.intermediate_marker_missing"
+            case chainNotACA = "chain.not_a_ca"
+            case chainExpired = "chain.expired"
+            case chainNotYetValid = "chain.not_yet_valid"
+            case chainInvalidSignature = "chain.invalid_signature"
+            case chainCreationDateOutsideLeafValidity = "chain.creation_date_outside_leaf_validity"
+            case chainValidationFailed = "chain.validation_failed"
+            case chainValidationTimeUnavailable = "chain.validation_time_unavailable"
+            case receiptMalformed = "receipt.malformed"
+            case policyBundleIDRejected = "policy.bundle_id_rejected"
+            case policyEnvironmentRejected = "policy.environment_rejected"
+            case policyAppVersionRejected = "policy.app_version_rejected"
+            case policyDeviceHashMismatch = "policy.device_hash_mismatch"
+            case ios6SignatureMismatch = "ios6.signature_mismatch"
+            case ios6ChainIncomplete = "ios6.chain_incomplete"
+            case internalError = "verification.internal_error"
+        }
+        private let kind: Kind
+        private init(_ kind: Kind) { self.kind = kind }
+
+        /// The RSA signature over the payload (or the signed attributes) does not verify with the signer's key.
+        public static let signatureMismatch = Code(.signatureMismatch)
+        /// RFC 5652 §5.4: the `messageDigest` signed attribute differs from the payload's digest.
+        public static let signatureMessageDigestMismatch = Code(.signatureMessageDigestMismatch)
+        /// The SignedData has no SignerInfo.
+        public static let signatureNoSigner = Code(.signatureNoSigner)
+        /// The SignedData has more than one SignerInfo (receipts have exactly one).
+        public static let signatureMultipleSigners = Code(.signatureMultipleSigners)
+        /// No embedded certificate matches the SignerInfo's issuer and serial (or key identifier).
+        public static let signatureSignerCertificateMissing = Code(.signatureSignerCertificateMissing)
+        /// The digest or signature algorithm is not one this verifier implements.
+        public static let signatureUnsupportedAlgorithm = Code(.signatureUnsupportedAlgorithm)
+        /// The chain does not end at a trusted anchor.
+        public static let chainUntrustedRoot = Code(.chainUntrustedRoot)
+        /// The signing leaf lacks Apple's receipt-signing marker OID 1.2.840.113635.100.6.11.1.
+        public static let chainLeafMarkerMissing = Code(.chainLeafMarkerMissing)
+        /// The intermediate lacks Apple's WWDR marker OID 1.2.840.113635.100.6.2.1 (or there is no intermediate).
+        public static let chainIntermediateMarkerMissing = Code(.chainIntermediateMarkerMissing)
+        /// A certificate acting as an issuer is not a CA (RFC 5280 §4.2.1.9).
+        public static let chainNotACA = Code(.chainNotACA)
+        /// A certificate of the chain had expired at the validation time.
+        public static let chainExpired = Code(.chainExpired)
+        /// A certificate of the chain was not yet valid at the validation time.
+        public static let chainNotYetValid = Code(.chainNotYetValid)
+        /// A certificate's signature does not verify with its issuer's key.
+        public static let chainInvalidSignature = Code(.chainInvalidSignature)
+        /// The receipt's creation date (attribute 12) lies outside the signing leaf's validity.
+        public static let chainCreationDateOutsideLeafValidity = Code(.chainCreationDateOutsideLeafValidity)
+        /// Path validation failed for another reason (OpenSSL's text is in the message).
+        public static let chainValidationFailed = Code(.chainValidationFailed)
+        /// `ValidationTime.receiptCreation` was asked for but the receipt has no creation date.
+        public static let chainValidationTimeUnavailable = Code(.chainValidationTimeUnavailable)
+        /// The bytes are not a decodable receipt (or an embedded certificate does not parse).
+        public static let receiptMalformed = Code(.receiptMalformed)
+        /// The bundle id is not among the accepted ones.
+        public static let policyBundleIDRejected = Code(.policyBundleIDRejected)
+        /// The environment is not among the accepted ones.
+        public static let policyEnvironmentRejected = Code(.policyEnvironmentRejected)
+        /// The app version is below the minimum or differs from the expected one.
+        public static let policyAppVersionRejected = Code(.policyAppVersionRejected)
+        /// SHA-1(device id ‖ opaque value ‖ bundle id DER) differs from the receipt's hash (attribute 5).
+        public static let policyDeviceHashMismatch = Code(.policyDeviceHashMismatch)
+        /// The iOS 6 receipt's RSA-SHA1 signature does not verify with its embedded certificate.
+        public static let ios6SignatureMismatch = Code(.ios6SignatureMismatch)
+        /// The iOS 6 receipt's signature verifies, but its intermediate is not in the receipt, so the
+        /// chain to Apple cannot be completed offline.
+        public static let ios6ChainIncomplete = Code(.ios6ChainIncomplete)
+        /// OpenSSL failed to set up a check (allocation failure); says nothing about the receipt.
+        public static let internalError = Code(.internalError)
+
+        /// The code as a dotted string.
+        public var description: String { kind.rawValue }
+    }
+
+    /// The stable code.
+    public let code: Code
+    /// What was found, in words (e.g. "chain: leaf lacks receipt-signing marker OID 1.2.840.113635.100.6.11.1").
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,157 @@
+internal import ReceiptCrypto
+internal import ReceiptModel
+
+extension ReceiptVerifier {
+    /// What the chain check found: the signer's key (whenever the signer certificate was found, so the
+    /// signature can still be checked), the leaf's validity, the path and any failures.
+    struct ChainEvaluation {
+        var signerKey: PublicKey?
+        var leafValidity: (notBefore: Int64, notAfter: Int64)?
+        var subjects: [String] = []
+        var anchoredAtXcode = false
+        var reasons: [Reason] = []
+    }
+
+    /// Validates the embedded chain from the signer's certificate to an anchor at `instant`
+    /// (seconds since 1970), from the cache when this exact chain already validated at a covered instant.
+    func evaluateChain(signedData: SignedData, signer: SignerInfo, at instant: Int64) -> ChainEvaluation {
+        let key: [UInt8]
+        do {
+            key = try chainKey(signedData: signedData, signer: signer)
+        } catch {
+            return ChainEvaluation(reasons: [Reason(.internalError, "chain: cannot compute the cache key: \(error)")])
+        }
+        if let cached = cache.lookup(key, at: instant) {
+            return ChainEvaluation(
+                signerKey: cached.signerKey, leafValidity: (cached.leafNotBefore, cached.leafNotAfter),
+                subjects: cached.subjects, anchoredAtXcode: cached.anchoredAtXcode)
+        }
+
+        // Miss: parse every embedded certificate once (d2i_X509 is the expensive step).
+        var certificates: [Certificate] = []
+        certificates.reserveCapacity(signedData.certificates.count)
+        for (position, der) in signedData.certificates.enumerated() {
+            do {
+                certificates.append(try Certificate(derEncoded: der))
+            } catch {
+                return ChainEvaluation(
+                    reasons: [Reason(.receiptMalformed, "chain: embedded certificate \(position) does not parse: \(error)")])
+            }
+        }
+        guard let leaf = certificates.first(where: { Self.identifies(signer, $0) }) else {
+            return ChainEvaluation(
+                reasons: [
+                    Reason(
+                        .signatureSignerCertificateMissing,
+                        "signature: no embedded certificate matches the SignerInfo's issuer and serial number")
+                ])
+        }
+        var evaluation = ChainEvaluation(signerKey: leaf.publicKey, leafValidity: (leaf.notBefore, leaf.notAfter))
+
+        let anchors = configuration.trustAnchors.additionalRoots + certificates.filter(configuration.trustAnchors.isPinned)
+        let intermediates = certificates.filter { $0 !== leaf }
+        let result: ChainVerificationResult
+        do {
+            result = try ChainVerifier.verify(leaf: leaf, intermediates: intermediates, anchors: anchors, at: instant)
+        } catch {
+            evaluation.reasons = [Reason(.internalError, "chain: OpenSSL could not run path validation: \(error)")]
+            return evaluation
+        }
+        evaluation.subjects = result.chain.map(\.subject)
+        if let failure = result.failure {
+            evaluation.reasons = [Self.reason(for: failure, result: result, leaf: leaf)]
+            return evaluation
+        }
+
+        let path = result.chain
+        let anchoredAtXcode =
+            configuration.trustAnchors.allowsXcodeStoreKitTesting && path.count == 1
+            && path[0].sha256Fingerprint == TrustAnchors.xcodeStoreKitTestingFingerprint
+        evaluation.anchoredAtXcode = anchoredAtXcode
+        if !anchoredAtXcode {
+            evaluation.reasons = Self.markerReasons(path: path)
+        }
+        guard evaluation.reasons.isEmpty, let last = path.last else { return evaluation }
+
+        // RFC 5280 §6.1.3 (a)(2): the path holds for exactly the instants every certificate is valid at.
+        let chain = VerifiedChain(
+            signerKey: leaf.publicKey, leafNotBefore: leaf.notBefore, leafNotAfter: leaf.notAfter,
+            windowStart: path.map(\.notBefore).max() ?? last.notBefore,
+            windowEnd: path.map(\.notAfter).min() ?? last.notAfter,
+            subjects: evaluation.subjects, anchoredAtXcode: anchoredAtXcode)
+        cache.insert(key, chain)
+        return evaluation
+    }
+
+    /// Apple's marker extensions: the leaf carries 1.2.840.113635.100.6.11.1 and the leaf's issuer (which
+    /// must be an intermediate, not the anchor) carries 1.2.840.113635.100.6.2.1 and is a CA.
+    static func markerReasons(path: [Certificate]) -> [Reason] {
+        var reasons: [Reason] = []
+        guard let leaf = path.first else { return reasons }
+        if !leaf.hasExtension(leafMarker) {
+            reasons.append(Reason(.chainLeafMarkerMissing, "chain: leaf lacks receipt-signing marker OID \(leafMarker)"))
+        }
+        if path.count < 3 {
+            reasons.append(
+                Reason(
+                    .chainIntermediateMarkerMissing,
+                    "chain: no intermediate between the leaf and the anchor carries marker OID \(intermediateMarker)"))
+        } else {
+            let intermediate = path[1]
+            if !intermediate.hasExtension(intermediateMarker) {
+                reasons.append(
+                    Reason(
+                        .chainIntermediateMarkerMissing,
+                        "chain: intermediate \(intermediate.subject) lacks marker OID \(intermediateMarker)"))
+            }
+            for issuer in path.dropFirst().dropLast() where !issuer.isCA {
+                reasons.append(Reason(.chainNotACA, "chain: \(issuer.subject) is not a CA"))
+            }
+        }
+        return reasons
+    }
+
+    static func reason(for failure: ChainVerificationResult.Failure, result: ChainVerificationResult, leaf: Certificate)
+        -> Reason
+    {
+        let subject = result.depth < result.chain.count ? result.chain[result.depth].subject : leaf.subject
+        let detail = "at depth \(result.depth) (\(subject)): \(result.message)"
+        switch failure {
+        case .expired: return Reason(.chainExpired, "chain: certificate expired at the validation time, \(detail)")
+        case .notYetValid:
+            return Reason(.chainNotYetValid, "chain: certificate not yet valid at the validation time, \(detail)")
+        case .untrustedRoot: return Reason(.chainUntrustedRoot, "chain: does not end at a trusted anchor, \(detail)")
+        case .invalidSignature: return Reason(.chainInvalidSignature, "chain: bad certificate signature, \(detail)")
+        case .notACA: return Reason(.chainNotACA, "chain: an issuer is not a CA, \(detail)")
+        case .other: return Reason(.chainValidationFailed, "chain: path validation failed, \(detail)")
+        }
+    }
+
+    /// RFC 5652 §5.3: `sid` names the signer certificate by issuer and serial number, or by subject key identifier.
+    static func identifies(_ signer: SignerInfo, _ certificate: Certificate) -> Bool {
+        if let issuer = signer.issuer, let serial = signer.serialNumber {
+            return issuer.elementsEqual(certificate.issuerDER) && serial.elementsEqual(certificate.serialNumber)
+        }
+        if let keyID = signer.subjectKeyIdentifier, let certificateKeyID = certificate.subjectKeyIdentifier {
+            return keyID.elementsEqual(certificateKeyID)
+        }
+        return false
+    }
+
+    /// SHA-256 over the anchor set, each certificate and the signer identifier, each part preceded by its
+    /// length so no two different inputs hash the same concatenation.
+    func chainKey(signedData: SignedData, signer: SignerInfo) throws(CryptoError) -> [UInt8] {
+        var parts: [ArraySlice<UInt8>] = [anchorIdentity[...]]
+        parts.reserveCapacity(signedData.certificates.count * 2 + 8)
+        func append(_ part: ArraySlice<UInt8>) {
+            let count = UInt32(truncatingIfNeeded: part.count)
+            parts.append([UInt8(count >> 24), UInt8((count >> 16) & 0xFF), UInt8((count >> 8) & 0xFF), UInt8(count & 0xFF)][...])
+            parts.append(part)
+        }
+        for certificate in signedData.certificates { append(certificate) }
+        append(signer.issuer ?? [])
+        append(signer.serialNumber ?? [])
+        append(signer.subjectKeyIdentifier ?? [])
+        return try DigestAlgorithm.sha256.hash(concatenating: parts)
+    }
+}

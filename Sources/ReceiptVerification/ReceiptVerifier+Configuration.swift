@@ -1,0 +1,24 @@
+extension ReceiptVerifier {
+    /// Everything a verifier is told up front: anchors, the default validation time, the default
+    /// policy and the chain-cache size.
+    public struct Configuration: Sendable {
+        /// The certificates chains may end at.
+        public var trustAnchors: TrustAnchors
+        /// The validation time used when a call does not name one.
+        public var validationTime: ValidationTime
+        /// The policy used when a call does not name one.
+        public var policy: ReceiptPolicy
+        /// The most verified chains remembered (Apple uses a handful of chains at a time).
+        public var chainCacheCapacity: Int
+
+        public init(
+            trustAnchors: TrustAnchors = TrustAnchors(), validationTime: ValidationTime = .receiptCreation,
+            policy: ReceiptPolicy = ReceiptPolicy(), chainCacheCapacity: Int = 256
+        ) {
+            self.trustAnchors = trustAnchors
+            self.validationTime = validationTime
+            self.policy = policy
+            self.chainCacheCapacity = chainCacheCapacity
+        }
+    }
+}

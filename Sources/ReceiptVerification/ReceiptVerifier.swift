@@ -1,0 +1,168 @@
+public import ReceiptModel
+internal import ReceiptCrypto
+
+/// Verifies App Store receipts locally: CMS signature, certificate chain to a pinned Apple root at an
+/// explicit validation time, Apple's marker extensions, and the caller's policy.
+///
+/// Create one per configuration and share it: it is `Sendable`, verifies concurrently from any number
+/// of tasks, and remembers verified chains so the steady-state cost of a receipt is its decode, one
+/// digest and one RSA verification.
+///
+/// ```swift
+/// let verifier = ReceiptVerifier()
+/// let verdict = verifier.verify(receiptBytes: bytes)
+/// if verdict.outcome == .valid { … }
+/// ```
+public final class ReceiptVerifier: Sendable {
+    /// The configuration this verifier was made with.
+    public let configuration: Configuration
+    let cache: VerifiedChainCache
+    let anchorIdentity: [UInt8]
+
+    /// Apple's receipt-signing leaf marker.
+    static let leafMarker = "1.2.840.113635.100.6.11.1"
+    /// Apple's WWDR intermediate marker.
+    static let intermediateMarker = "1.2.840.113635.100.6.2.1"
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        cache = VerifiedChainCache(capacity: configuration.chainCacheCapacity)
+        anchorIdentity = configuration.trustAnchors.identity()
+    }
+
+    /// Hits and misses of the verified-chain cache so far.
+    public var cacheStatistics: ChainCacheStatistics { cache.statistics }
+
+    /// Verifies raw receipt bytes: a PKCS#7 app receipt, or an iOS 6 transaction receipt given as its
+    /// plist text or as base64 of it (what clients send).
+    ///
+    /// Never throws: undecodable input is `invalid` with ``Reason/Code/receiptMalformed`` and status 21002.
+    /// - Parameters:
+    ///   - validationTime: overrides ``Configuration/validationTime`` for this call.
+    ///   - policy: overrides ``Configuration/policy`` for this call.
+    public func verify(
+        receiptBytes bytes: ArraySlice<UInt8>, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
+    ) -> Verdict {
+        let timePolicy = validationTime ?? configuration.validationTime
+        if IOS6TransactionReceipt.looksLikePlistText(bytes) || Self.looksLikeBase64Plist(bytes) {
+            do {
+                let receipt =
+                    IOS6TransactionReceipt.looksLikePlistText(bytes)
+                    ? try IOS6TransactionReceipt(plistText: bytes) : try IOS6TransactionReceipt(base64Encoded: bytes)
+                return verify(receipt, validationTime: timePolicy, policy: policy)
+            } catch {
+                return Self.malformed(error, validationTime: timePolicy)
+            }
+        }
+        do {
+            let receipt = try AppReceipt(berEncoded: bytes)
+            return verify(receipt, validationTime: timePolicy, policy: policy)
+        } catch {
+            return Self.malformed(error, validationTime: timePolicy)
+        }
+    }
+
+    /// Verifies raw receipt bytes; see ``verify(receiptBytes:validationTime:policy:)-(ArraySlice<UInt8>,_,_)``.
+    public func verify(
+        receiptBytes bytes: [UInt8], validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
+    ) -> Verdict {
+        verify(receiptBytes: bytes[...], validationTime: validationTime, policy: policy)
+    }
+
+    /// Verifies an already decoded app receipt.
+    ///
+    /// Checks, in order: exactly one SignerInfo; supported algorithms; the validation instant; the chain
+    /// (cached); the creation date against the leaf's validity; the CMS signature (RFC 5652 §5.4); then,
+    /// only for a receipt that passed every cryptographic check, the policy.
+    public func verify(
+        _ receipt: AppReceipt, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
+    ) -> Verdict {
+        let timePolicy = validationTime ?? configuration.validationTime
+        let policy = policy ?? configuration.policy
+        let payload = receipt.payload
+        let signedData = receipt.signedData
+        var environment = payload.receiptType.flatMap(ReceiptEnvironment.init(receiptType:))
+        let instant = timePolicy.instant(creationDate: payload.creationDate)
+
+        func finish(_ reasons: [Reason], chain: [String] = []) -> Verdict {
+            Self.verdict(
+                reasons, environment: environment, validationTime: timePolicy, instant: instant, chain: chain)
+        }
+
+        guard signedData.signerInfos.count == 1, let signer = signedData.signerInfos.first else {
+            return signedData.signerInfos.isEmpty
+                ? finish([Reason(.signatureNoSigner, "signature: the SignedData has no SignerInfo")])
+                : finish([
+                    Reason(
+                        .signatureMultipleSigners,
+                        "signature: \(signedData.signerInfos.count) SignerInfos; a receipt has exactly one")
+                ])
+        }
+        let digestAlgorithm: DigestAlgorithm
+        switch Self.digestAlgorithm(for: signer) {
+        case .supported(let algorithm): digestAlgorithm = algorithm
+        case .unsupported(let reason): return finish([reason])
+        }
+        guard let instant else {
+            return finish([
+                Reason(
+                    .chainValidationTimeUnavailable,
+                    "chain: validation at the receipt's creation date was asked for, but it has none")
+            ])
+        }
+
+        let chain = evaluateChain(signedData: signedData, signer: signer, at: instant.secondsSince1970)
+        var reasons = chain.reasons
+        if chain.anchoredAtXcode { environment = .xcode }
+
+        if let created = payload.creationDate, let validity = chain.leafValidity {
+            let seconds = created.secondsSince1970
+            if seconds < validity.notBefore || seconds > validity.notAfter {
+                reasons.append(
+                    Reason(
+                        .chainCreationDateOutsideLeafValidity,
+                        "chain: creation date \(created) is outside the signing certificate's validity"))
+            }
+        }
+
+        if let key = chain.signerKey {
+            if let reason = Self.checkSignature(signedData: signedData, signer: signer, digest: digestAlgorithm, key: key) {
+                reasons.append(reason)
+            }
+        }
+
+        if reasons.isEmpty {
+            reasons = policy.evaluate(payload, environment: environment)
+        }
+        return finish(reasons, chain: chain.subjects)
+    }
+
+    /// Builds the verdict: `invalid` when any reason proves it, else `inconclusive` when any reason
+    /// leaves it open, else `valid`. The deciding reason is moved first.
+    static func verdict(
+        _ reasons: [Reason], environment: ReceiptEnvironment?, validationTime: ValidationTime,
+        instant: ReceiptDate?, chain: [String]
+    ) -> Verdict {
+        let undecided: Set<Reason.Code> = [
+            .signatureUnsupportedAlgorithm, .chainValidationTimeUnavailable, .ios6ChainIncomplete, .internalError,
+        ]
+        let proving = reasons.filter { !undecided.contains($0.code) }
+        let outcome: Verdict.Outcome = !proving.isEmpty ? .invalid : (reasons.isEmpty ? .valid : .inconclusive)
+        let ordered = proving + reasons.filter { undecided.contains($0.code) }
+        return Verdict(
+            outcome: outcome, reasons: ordered, environment: environment, validationTime: validationTime,
+            validationInstant: instant, chain: chain)
+    }
+
+    static func malformed(_ error: any Error, validationTime: ValidationTime) -> Verdict {
+        let code = (error as? ReceiptError).map { " (\($0.code))" } ?? ""
+        return Verdict(
+            outcome: .invalid, reasons: [Reason(.receiptMalformed, "receipt: cannot be decoded\(code): \(error)")],
+            environment: nil, validationTime: validationTime, validationInstant: nil, chain: [])
+    }
+
+    /// Base64 of a plist text starts with `e` (`{` is 0x7B, whose first six bits encode as `e`).
+    static func looksLikeBase64Plist(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 } == UInt8(ascii: "e")
+    }
+}

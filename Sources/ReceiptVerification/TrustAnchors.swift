@@ -1,0 +1,101 @@
+internal import Foundation
+public import ReceiptCrypto
+
+/// The certificates a receipt's chain may end at.
+///
+/// Apple's roots are pinned by the SHA-256 fingerprint of their DER: every Apple-signed receipt embeds
+/// the Apple Root CA byte for byte, so an embedded certificate whose fingerprint is pinned becomes the
+/// anchor and no certificate file is needed. Extra roots (the project's test PKI, a future Apple root)
+/// are loaded from PEM or DER files. Xcode's StoreKit Testing certificate is trusted only on request.
+public struct TrustAnchors: Sendable {
+    /// Apple Root CA (RSA, 2006–2035): app receipts and iOS 6 receipts.
+    public static let appleRootCAFingerprint: [UInt8] = hexBytes(
+        "B0B1730ECBC7FF4505142C49F1295E6EDA6BCAED7E2C68C5BE91B5A11001F024")
+    /// Apple Root CA - G3 (ECC P-384, 2014–2039): StoreKit 2 JWS.
+    public static let appleRootCAG3Fingerprint: [UInt8] = hexBytes(
+        "63343ABFB89A6A03EBB57E9B3F5FA7BE7C4F5C756F3017B3A8C488C3653E9179")
+    /// Xcode's self-signed StoreKit Testing certificate (2020–2040).
+    public static let xcodeStoreKitTestingFingerprint: [UInt8] = hexBytes(
+        "FF0BA36E721D2DB741D2AA11E6112EF78BF7131B46C7F035B00891D045C864FE")
+
+    /// Fingerprints of certificates that become anchors when a receipt embeds them. Defaults to Apple
+    /// Root CA and Apple Root CA - G3.
+    public var pinnedFingerprints: Set<[UInt8]>
+    /// Roots trusted in addition to the pinned ones, e.g. loaded with ``addRoots(fromPath:)``.
+    public var additionalRoots: [Certificate]
+    /// Trust Xcode's StoreKit Testing certificate (receipts it signs report environment `Xcode`).
+    public var allowsXcodeStoreKitTesting: Bool
+
+    /// Apple's pinned roots, nothing else, Xcode not trusted.
+    public init(
+        pinnedFingerprints: Set<[UInt8]> = [TrustAnchors.appleRootCAFingerprint, TrustAnchors.appleRootCAG3Fingerprint],
+        additionalRoots: [Certificate] = [], allowsXcodeStoreKitTesting: Bool = false
+    ) {
+        self.pinnedFingerprints = pinnedFingerprints
+        self.additionalRoots = additionalRoots
+        self.allowsXcodeStoreKitTesting = allowsXcodeStoreKitTesting
+    }
+
+    /// Adds every certificate of a PEM or DER file, or of every regular file in a directory
+    /// (`.pem`, `.crt`, `.cer`, `.der`), as roots.
+    /// - Throws: ``VerificationError`` when a path cannot be read or a file holds no certificate.
+    public mutating func addRoots(fromPath path: String) throws(VerificationError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw VerificationError(.unreadableFile, "\(path) does not exist")
+        }
+        guard isDirectory.boolValue else {
+            additionalRoots += try Self.load(file: path)
+            return
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+        } catch {
+            throw VerificationError(.unreadableFile, "\(path): \(error)")
+        }
+        let extensions: Set<String> = ["pem", "crt", "cer", "der"]
+        for name in names where extensions.contains((name as NSString).pathExtension.lowercased()) {
+            additionalRoots += try Self.load(file: (path as NSString).appendingPathComponent(name))
+        }
+    }
+
+    /// `true` when `certificate` may serve as an anchor because of a pin (not an additional root).
+    func isPinned(_ certificate: Certificate) -> Bool {
+        pinnedFingerprints.contains(certificate.sha256Fingerprint)
+            || (allowsXcodeStoreKitTesting && certificate.sha256Fingerprint == Self.xcodeStoreKitTestingFingerprint)
+    }
+
+    /// A digest naming this anchor set, part of every chain-cache key so that caches could be shared
+    /// between verifiers with different anchors without mixing their results.
+    func identity() -> [UInt8] {
+        var parts: [ArraySlice<UInt8>] = pinnedFingerprints.sorted { $0.lexicographicallyPrecedes($1) }.map { $0[...] }
+        parts += additionalRoots.map(\.sha256Fingerprint).sorted { $0.lexicographicallyPrecedes($1) }.map { $0[...] }
+        parts.append([allowsXcodeStoreKitTesting ? 1 : 0][...])
+        // SHA-256 cannot fail short of an allocation failure; an empty identity then only costs sharing.
+        return (try? DigestAlgorithm.sha256.hash(concatenating: parts)) ?? []
+    }
+
+    private static func load(file path: String) throws(VerificationError) -> [Certificate] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw VerificationError(.unreadableFile, "\(path) cannot be read")
+        }
+        do {
+            return try Certificate.certificates(fromFileContents: [UInt8](data))
+        } catch {
+            throw VerificationError(.invalidAnchor, "\(path): \(error)")
+        }
+    }
+
+    static func hexBytes(_ hex: StaticString) -> [UInt8] {
+        let digits = hex.withUTF8Buffer { Array($0) }
+        var bytes: [UInt8] = []
+        var index = 0
+        while index + 1 < digits.count {
+            func value(_ byte: UInt8) -> UInt8 { byte <= 0x39 ? byte - 0x30 : (byte | 0x20) - 0x61 + 10 }
+            bytes.append(value(digits[index]) << 4 | value(digits[index + 1]))
+            index += 2
+        }
+        return bytes
+    }
+}
