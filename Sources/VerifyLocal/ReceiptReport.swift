@@ -1,13 +1,29 @@
 import ReceiptModel
+import ReceiptVerification
 
 /// The outcome for one input, rendered as text or as one JSON line.
 struct ReceiptReport {
     let name: String
     let result: Result<ReceiptInput, ReceiptError>
+    /// The verifier's verdict; `nil` with `--decode-only`.
+    let verdict: Verdict?
 
-    init(source: InputSource) {
+    init(source: InputSource, verifier: ReceiptVerifier?) {
         name = source.name
         result = Result { () throws(ReceiptError) in try ReceiptInput(bytes: source.read()) }
+        guard let verifier else {
+            verdict = nil
+            return
+        }
+        switch result {
+        case .success(.appReceipt(let receipt)): verdict = verifier.verify(receipt)
+        case .success(.iOS6(let receipt)): verdict = verifier.verify(receipt)
+        case .failure(let error):
+            // Undecodable bytes are provably not a receipt Apple signed: verifyReceipt's 21002.
+            verdict = Verdict(
+                outcome: .invalid, reasons: [Reason(.receiptMalformed, "receipt: cannot be decoded (\(error.code)): \(error.reason)")],
+                environment: nil, validationTime: verifier.configuration.validationTime, validationInstant: nil, chain: [])
+        }
     }
 
     var failed: Bool {
@@ -17,11 +33,13 @@ struct ReceiptReport {
 
     // MARK: - JSON
 
-    /// `{"file": …, "kind": …, "receipt": {…}}`, or `{"file": …, "error": {"code", "message"}}`.
+    /// `{"file", "verdict", "reasons", "status", "environment", "validation_time", "validated_at",
+    /// "chain", "kind", "receipt"}`; `error` instead of `kind` and `receipt` when decoding failed.
     var jsonLine: String {
         var writer = JSONWriter()
         writer.beginObject()
         writer.field("file", name)
+        if let verdict { Self.write(verdict, to: &writer) }
         switch result {
         case .success(.appReceipt(let receipt)):
             writer.field("kind", "app_receipt")
@@ -37,6 +55,27 @@ struct ReceiptReport {
         }
         writer.endObject()
         return writer.string
+    }
+
+    static func write(_ verdict: Verdict, to writer: inout JSONWriter) {
+        writer.field("verdict", verdict.outcome.rawValue)
+        writer.key("reasons")
+        writer.beginArray()
+        for reason in verdict.reasons {
+            writer.beginObject()
+            writer.field("code", reason.code.description)
+            writer.field("message", reason.message)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.field("status", Int64(verdict.status))
+        if let environment = verdict.environment { writer.field("environment", environment.rawValue) }
+        writer.field("validation_time", verdict.validationTime.name)
+        if let instant = verdict.validationInstant { writer.field("validated_at", instant.description) }
+        writer.key("chain")
+        writer.beginArray()
+        for subject in verdict.chain { writer.string(subject) }
+        writer.endArray()
     }
 
     static func write(_ error: ReceiptError, to writer: inout JSONWriter) {
@@ -61,6 +100,14 @@ struct ReceiptReport {
     /// A few aligned lines per receipt, then a blank line.
     var text: String {
         var lines = [name]
+        if let verdict {
+            var line = verdict.outcome.rawValue.uppercased() + "  status \(verdict.status)"
+            if let environment = verdict.environment { line += "  \(environment)" }
+            line += "  validated at \(verdict.validationInstant.map(\.description) ?? "-") (\(verdict.validationTime.name))"
+            lines.append(Self.row("verdict", line))
+            for reason in verdict.reasons { lines.append(Self.row("reason", "\(reason.code)  \(reason.message)")) }
+            if let leaf = verdict.chain.first { lines.append(Self.row("signed by", leaf)) }
+        }
         switch result {
         case .success(.appReceipt(let receipt)):
             let payload = receipt.payload

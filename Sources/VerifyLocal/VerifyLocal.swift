@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ReceiptModel
+import ReceiptVerification
 
 /// `verify-local`: decodes (and verifies) App Store receipts from files, folders or standard input.
 @main
@@ -13,7 +14,13 @@ struct VerifyLocal: ParsableCommand {
             .p7s, .pkcs7, .bin, .b64, .base64 or .txt) or - for standard input. Each input may be raw
             DER/BER or base64 text (white space, quotes and a data: prefix are tolerated).
 
-            Exit status: 0 when every input decoded, 1 when any did not, 64 for a usage error.
+            Receipts are verified by default: the signature, the certificate chain to a trusted root
+            (Apple Root CA is pinned; --root/--roots add others) at the validation time, Apple's marker
+            extensions, and the policy flags. --decode-only skips verification.
+
+            Exit status: 0 when every input is valid (with --decode-only: decoded), 1 when any is
+            invalid or undecodable, 2 when none is invalid but some are inconclusive, 64 for a usage
+            error.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -30,21 +37,32 @@ struct VerifyLocal: ParsableCommand {
     @Flag(help: "Only decode; do not verify signatures or chains.")
     var decodeOnly = false
 
+    @OptionGroup(title: "Verification")
+    var verification: VerificationOptions
+
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one file, folder or -") }
     }
 
     func run() throws {
         let sources = try InputSource.expand(inputs)
-        var anyFailed = false
+        let verifier = decodeOnly ? nil : try verification.makeVerifier(now: ReceiptDate.currentInstant)
+        var anyInvalid = false
+        var anyInconclusive = false
         for source in sources {
-            let report = ReceiptReport(source: source)
-            if report.failed { anyFailed = true }
+            let report = ReceiptReport(source: source, verifier: verifier)
+            switch report.verdict?.outcome {
+            case .invalid: anyInvalid = true
+            case .inconclusive: anyInconclusive = true
+            case .valid: break
+            case nil: if report.failed { anyInvalid = true }
+            }
             switch format {
             case .text: print(report.text, terminator: "")
             case .json: print(report.jsonLine)
             }
         }
-        if anyFailed { throw ExitCode(1) }
+        if anyInvalid { throw ExitCode(1) }
+        if anyInconclusive { throw ExitCode(2) }
     }
 }

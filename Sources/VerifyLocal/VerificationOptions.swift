@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import ReceiptModel
+import ReceiptVerification
+
+/// The verification flags of `verify-local`, turned into a configured ``ReceiptVerifier``.
+struct VerificationOptions: ParsableArguments {
+    @Option(name: .customLong("root"), help: ArgumentHelp("Trust this root certificate too (PEM or DER); repeatable.", valueName: "file"))
+    var roots: [String] = []
+
+    @Option(name: .customLong("roots"), help: ArgumentHelp("Trust every certificate in this folder too.", valueName: "dir"))
+    var rootFolders: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Validate chains at the receipt's creation date (creation), at the current time (now), or at an ISO 8601 instant.",
+            valueName: "creation|now|instant"))
+    var at: String = "creation"
+
+    @Flag(help: "Trust Xcode's StoreKit Testing certificate (receipts report environment Xcode).")
+    var allowXcode = false
+
+    @Option(name: .customLong("bundle-id"), help: ArgumentHelp("Accept only this bundle id; repeatable.", valueName: "id"))
+    var bundleIDs: [String] = []
+
+    @Option(help: ArgumentHelp("Accept only this environment (Production, Sandbox, Xcode); repeatable.", valueName: "name"))
+    var environment: [String] = []
+
+    @Option(name: .customLong("min-app-version"), help: ArgumentHelp("Reject receipts of older app versions.", valueName: "version"))
+    var minimumAppVersion: String?
+
+    @Option(name: .customLong("device-id"), help: ArgumentHelp("Require the receipt's device hash to match this identifier.", valueName: "hex|uuid"))
+    var deviceID: String?
+
+    /// Parses the validation time; "now" is read from the clock here, in the command, because the
+    /// library never reads it on its own.
+    func validationTime(now: () -> ReceiptDate) throws -> ValidationTime {
+        switch at {
+        case "creation": return .receiptCreation
+        case "now": return .now(now())
+        default:
+            guard let instant = ReceiptDate(rfc3339: at) else {
+                throw ValidationError("--at takes creation, now, or an ISO 8601 instant such as 2024-01-31T12:00:00Z")
+            }
+            return .fixed(instant)
+        }
+    }
+
+    func makeVerifier(now: () -> ReceiptDate) throws -> ReceiptVerifier {
+        var anchors = TrustAnchors(allowsXcodeStoreKitTesting: allowXcode)
+        for path in roots + rootFolders {
+            do { try anchors.addRoots(fromPath: path) } catch {
+                throw ValidationError("cannot load roots from \(path): \(error.reason)")
+            }
+        }
+        var policy = ReceiptPolicy()
+        if !bundleIDs.isEmpty { policy.acceptedBundleIDs = Set(bundleIDs) }
+        if !environment.isEmpty {
+            policy.acceptedEnvironments = Set(
+                try environment.map { name in
+                    guard let value = ReceiptEnvironment(rawValue: name) else {
+                        throw ValidationError("--environment takes Production, Sandbox or Xcode, not \(name)")
+                    }
+                    return value
+                })
+        }
+        policy.minimumAppVersion = minimumAppVersion
+        if let deviceID {
+            guard let identifier = DeviceIdentifier(deviceID) else {
+                throw ValidationError("--device-id takes 32 hex digits or a UUID")
+            }
+            policy.deviceIdentifier = identifier
+        }
+        return ReceiptVerifier(
+            configuration: .init(trustAnchors: anchors, validationTime: try validationTime(now: now), policy: policy))
+    }
+}
+
+extension ReceiptDate {
+    /// The current instant from the system clock. Only the command reads the clock.
+    static func currentInstant() -> ReceiptDate {
+        ReceiptDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `verify-local` verifies by default: verdicts, reasons, statuses and exit codes.
+@Suite(.serialized)
+struct VerifyCommandTests {
+    let command = CommandRunner("verify-local")
+    let fixtures = SharedTestData.packageRoot.appendingPathComponent("fixtures")
+    let testRoot = SharedTestData.packageRoot.appendingPathComponent("certs/test-root.pem").path
+
+    func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
+
+    @Test func everyFixtureGetsItsIntendedVerdictAndReason() throws {
+        let outcome = try command.run(["--format", "json", "--root", testRoot, fixtures.path])
+        let lines = try outcome.jsonLines()
+        #expect(lines.count >= 20)
+        for line in lines {
+            let file = try #require(line["file"] as? String)
+            let expectedURL = URL(fileURLWithPath: file).deletingPathExtension().appendingPathExtension("expected.json")
+            let expected = try SharedTestData.json(at: expectedURL)
+            #expect(line["verdict"] as? String == expected["verdict"] as? String, "\(file)")
+            if let code = expected["reason"] as? String {
+                let codes = (line["reasons"] as? [[String: Any]])?.compactMap { $0["code"] as? String } ?? []
+                #expect(codes.first == code, "\(file): reasons \(codes)")
+            }
+        }
+        // Hostile fixtures are invalid, so the run as a whole exits 1.
+        #expect(outcome.status == 1)
+    }
+
+    @Test func exitsZeroWhenEveryInputIsValid() throws {
+        let outcome = try command.run(["--root", testRoot, fixture("valid-sha1.receipt"), fixture("valid-sha256.receipt")])
+        #expect(outcome.status == 0, "\(outcome.standardOutput)")
+        #expect(outcome.standardOutput.contains("VALID  status 0"))
+    }
+
+    @Test func exitsTwoWhenNothingIsInvalidButSomethingIsInconclusive() throws {
+        let outcome = try command.run(["--root", testRoot, fixture("valid-sha1.receipt"), fixture("ios6-valid.b64")])
+        #expect(outcome.status == 2, "\(outcome.standardOutput)")
+    }
+
+    @Test func minedFixturesAreUntrustedWithoutTheTestRoot() throws {
+        let outcome = try command.run(["--format", "json", fixture("valid-sha256.receipt")])
+        #expect(outcome.status == 1)
+        let line = try #require(try outcome.jsonLines().first)
+        #expect(line["verdict"] as? String == "invalid")
+        #expect(line["status"] as? Int == 21003)
+        #expect((line["reasons"] as? [[String: Any]])?.first?["code"] as? String == "chain.untrusted_root")
+    }
+
+    @Test func reportsTheValidationTimeItUsed() throws {
+        let outcome = try command.run([
+            "--format", "json", "--root", testRoot, "--at", "2030-01-01T00:00:00Z", fixture("valid-sha256.receipt"),
+        ])
+        let line = try #require(try outcome.jsonLines().first)
+        #expect(line["validation_time"] as? String == "fixed")
+        #expect(line["validated_at"] as? String == "2030-01-01T00:00:00Z")
+        #expect(try command.run(["--at", "yesterday", fixture("valid-sha256.receipt")]).status == 64)
+    }
+
+    @Test func appliesTheBundleIDPolicy() throws {
+        let outcome = try command.run([
+            "--format", "json", "--root", testRoot, "--bundle-id", "com.example.other", fixture("valid-sha256.receipt"),
+        ])
+        #expect(outcome.status == 1)
+        let line = try #require(try outcome.jsonLines().first)
+        #expect((line["reasons"] as? [[String: Any]])?.first?["code"] as? String == "policy.bundle_id_rejected")
+    }
+
+    @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+    func realReceiptsAreValidAtCreationAndExpiredNow() throws {
+        let paths = SharedTestData.receiptNames.filter { !$0.contains("xcode") }
+            .map { SharedTestData.receiptsDirectory.appendingPathComponent("\($0).receipt").path }
+        let atCreation = try command.run(["--format", "json"] + paths)
+        #expect(atCreation.status == 0, "\(atCreation.standardOutput)")
+        let lines = try atCreation.jsonLines()
+        #expect(lines.count == paths.count)
+        #expect(lines.allSatisfy { $0["verdict"] as? String == "valid" && $0["status"] as? Int == 0 })
+        #expect(lines.allSatisfy { ($0["chain"] as? [String])?.count == 3 })
+
+        let now = try command.run(["--format", "json", "--at", "now"] + paths)
+        #expect(now.status == 1)
+        let codes = try now.jsonLines().map { ($0["reasons"] as? [[String: Any]])?.first?["code"] as? String }
+        #expect(codes.allSatisfy { $0 == "chain.expired" }, "\(codes)")
+    }
+
+    @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+    func xcodeReceiptsNeedTheOptIn() throws {
+        let path = SharedTestData.receiptsDirectory.appendingPathComponent("tpi-cyclemaps-xcode-2020.receipt").path
+        #expect(try command.run([path]).status == 1)
+        let allowed = try command.run(["--format", "json", "--allow-xcode", path])
+        #expect(allowed.status == 0)
+        #expect(try allowed.jsonLines().first?["environment"] as? String == "Xcode")
+    }
+
+    @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+    func checksTheDeviceHash() throws {
+        let path = SharedTestData.receiptsDirectory.appendingPathComponent("aprv-purchasingexp-sandbox-2023-02.receipt").path
+        #expect(try command.run(["--device-id", "e618109862dd433fbb94675d3815d263", path]).status == 0)
+        #expect(try command.run(["--device-id", "E6181098-62DD-433F-BB94-675D3815D263", path]).status == 0)
+        let wrong = try command.run(["--format", "json", "--device-id", "00000000-62DD-433F-BB94-675D3815D263", path])
+        #expect(wrong.status == 1)
+        let code = (try wrong.jsonLines().first?["reasons"] as? [[String: Any]])?.first?["code"] as? String
+        #expect(code == "policy.device_hash_mismatch")
+        #expect(try command.run(["--device-id", "not-an-id", path]).status == 64)
+    }
+}
