@@ -21,6 +21,8 @@ public final class Certificate: @unchecked Sendable {
     public let subject: String
     /// The issuer name in RFC 2253 form.
     public let issuer: String
+    /// The DER encoding of the subject `Name`.
+    public let subjectDER: [UInt8]
     /// The DER encoding of the issuer `Name`, as RFC 5652 §10.2.4 `IssuerAndSerialNumber` carries it.
     public let issuerDER: [UInt8]
     /// The content octets of the `serialNumber` INTEGER (two's complement, as encoded).
@@ -75,6 +77,7 @@ public final class Certificate: @unchecked Sendable {
         subject = fields.subject
         issuer = fields.issuer
         issuerDER = fields.issuerDER
+        subjectDER = fields.subjectDER
         serialNumber = fields.serialNumber
         notBefore = fields.notBefore
         notAfter = fields.notAfter
@@ -91,6 +94,7 @@ public final class Certificate: @unchecked Sendable {
         var subject: String
         var issuer: String
         var issuerDER: [UInt8]
+        var subjectDER: [UInt8]
         var serialNumber: [UInt8]
         var notBefore: Int64
         var notAfter: Int64
@@ -116,6 +120,7 @@ public final class Certificate: @unchecked Sendable {
             issuer = try Certificate.rfc2253(issuerName)
             isSelfIssued = X509_NAME_cmp(subjectName, issuerName) == 0
             issuerDER = try Certificate.encode("i2d_X509_NAME") { i2d_X509_NAME(issuerName, $0) }
+            subjectDER = try Certificate.encode("i2d_X509_NAME") { i2d_X509_NAME(subjectName, $0) }
 
             let serial = try openSSLCheck(X509_get0_serialNumber(x509), "X509_get0_serialNumber")
             let serialTLV = try Certificate.encode("i2d_ASN1_INTEGER") { i2d_ASN1_INTEGER(serial, $0) }
@@ -149,6 +154,13 @@ public final class Certificate: @unchecked Sendable {
     }
 
     deinit { X509_free(pointer) }
+
+    /// `true` when `issuer`'s key verifies this certificate's signature (X509_verify); names are not compared.
+    public func isSigned(by issuer: Certificate) -> Bool {
+        let result = withExtendedLifetime(issuer) { X509_verify(pointer, issuer.publicKey.pointer) }
+        _ = CryptoError.drainErrorQueue()
+        return result == 1
+    }
 
     /// `true` when the certificate carries an extension with this dotted OID (critical or not).
     public func hasExtension(_ oid: String) -> Bool { extensionOIDs.contains(oid) }

@@ -67,9 +67,29 @@ public enum ChainVerifier {
             return ChainVerificationResult(failure: nil, depth: 0, openSSLError: 0, message: "ok", chain: chain)
         }
         let depth = Int(X509_STORE_CTX_get_error_depth(context))
-        let text = X509_verify_cert_error_string(Int(error)).map { String(cString: $0) } ?? "error \(error)"
-        return ChainVerificationResult(
-            failure: failure(for: error), depth: depth, openSSLError: error, message: text, chain: chain)
+        var text = X509_verify_cert_error_string(Int(error)).map { String(cString: $0) } ?? "error \(error)"
+        var kind = failure(for: error)
+        if kind == .untrustedRoot, issuerLookupFailed(error), let stuck = chain.last,
+            impostorIssuerExists(for: stuck, among: known)
+        {
+            // OpenSSL 3's issuer lookup already checks signatures, so a certificate whose named issuer is
+            // present but did not sign it reads as "issuer not found". Matching by name (RFC 5280 §6.1.3
+            // (a)(4)) and then checking the signature, as a path builder would, it is a bad signature.
+            kind = .invalidSignature
+            text += "; a certificate named as its issuer is present but its key does not verify the signature"
+        }
+        return ChainVerificationResult(failure: kind, depth: depth, openSSLError: error, message: text, chain: chain)
+    }
+
+    private static func issuerLookupFailed(_ error: Int32) -> Bool {
+        error == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT || error == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY
+            || error == X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE
+    }
+
+    /// `true` when some other known certificate has `certificate`'s issuer name but none of them signed it.
+    private static func impostorIssuerExists(for certificate: Certificate, among known: [Certificate]) -> Bool {
+        let named = known.filter { $0 !== certificate && $0.subjectDER == certificate.issuerDER }
+        return !named.isEmpty && !named.contains { certificate.isSigned(by: $0) }
     }
 
     /// Maps `X509_V_ERR_*` to the kinds a verdict distinguishes.

@@ -110,7 +110,7 @@ public struct IOS6TransactionReceipt: Sendable {
         guard text.count <= Self.maximumSize * 4 / 3 + 4 else {
             throw ReceiptError(.tooLarge, "\(text.count) base64 bytes exceed the iOS 6 receipt limit")
         }
-        let plist = try Base64.decode(text, what: "the iOS 6 receipt")
+        let plist = try Self.base64Decode(text, what: "the iOS 6 receipt")
         try self.init(plistText: plist[...])
     }
 
@@ -126,13 +126,18 @@ public struct IOS6TransactionReceipt: Sendable {
         guard let signatureText = top["signature"], let purchaseText = top["purchase-info"] else {
             throw ReceiptError(.unrecognizedFormat, "an iOS 6 receipt needs both signature and purchase-info")
         }
-        let blob = try Base64.decode(Array(signatureText.utf8)[...], what: "signature")
-        let purchaseBytes = try Base64.decode(Array(purchaseText.utf8)[...], what: "purchase-info")
+        let blob = try Self.base64Decode(signatureText.utf8, what: "signature")
+        let purchaseBytes = try Self.base64Decode(purchaseText.utf8, what: "purchase-info")
         entries = top
         signature = try Signature(blob: blob)
         purchaseInfoBytes = purchaseBytes
         purchaseInfo = PurchaseInfo(
             entries: try OldStylePlist.parseDictionary(purchaseBytes[...], maximumEntries: Self.maximumEntries))
+    }
+
+    private static func base64Decode(_ text: some Collection<UInt8>, what: String) throws(ReceiptError) -> [UInt8] {
+        guard let bytes = Base64.decode(text) else { throw ReceiptError(.invalidBase64, "\(what) is not valid base64") }
+        return bytes
     }
 
     /// `true` when `bytes` start (after whitespace) like a plist dictionary, `{`: how a verifier tells

@@ -44,22 +44,52 @@ public final class ReceiptVerifier: Sendable {
         receiptBytes bytes: ArraySlice<UInt8>, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
     ) -> Verdict {
         let timePolicy = validationTime ?? configuration.validationTime
-        if IOS6TransactionReceipt.looksLikePlistText(bytes) || Self.looksLikeBase64Plist(bytes) {
-            do {
-                let receipt =
-                    IOS6TransactionReceipt.looksLikePlistText(bytes)
-                    ? try IOS6TransactionReceipt(plistText: bytes) : try IOS6TransactionReceipt(base64Encoded: bytes)
-                return verify(receipt, validationTime: timePolicy, policy: policy)
-            } catch {
-                return Self.malformed(error, validationTime: timePolicy)
+        switch Self.format(of: bytes) {
+        case .pkcs7:
+            return verifyPKCS7(bytes, validationTime: timePolicy, policy: policy)
+        case .ios6PlistText:
+            return verifyIOS6(plistText: bytes, validationTime: timePolicy, policy: policy)
+        case .base64:
+            guard bytes.count <= AppReceipt.maximumSize / 3 * 4 + 4, let decoded = Base64.decode(bytes) else {
+                return verifyPKCS7(bytes, validationTime: timePolicy, policy: policy)
             }
+            // Decoded once; base64 of base64 is not a receipt format.
+            return IOS6TransactionReceipt.looksLikePlistText(decoded[...])
+                ? verifyIOS6(plistText: decoded[...], validationTime: timePolicy, policy: policy)
+                : verifyPKCS7(decoded[...], validationTime: timePolicy, policy: policy)
         }
+    }
+
+    private func verifyPKCS7(_ bytes: ArraySlice<UInt8>, validationTime: ValidationTime, policy: ReceiptPolicy?)
+        -> Verdict
+    {
         do {
             let receipt = try AppReceipt(berEncoded: bytes)
-            return verify(receipt, validationTime: timePolicy, policy: policy)
+            return verify(receipt, validationTime: validationTime, policy: policy)
         } catch {
-            return Self.malformed(error, validationTime: timePolicy)
+            return Self.malformed(error, validationTime: validationTime)
         }
+    }
+
+    private func verifyIOS6(plistText: ArraySlice<UInt8>, validationTime: ValidationTime, policy: ReceiptPolicy?)
+        -> Verdict
+    {
+        do {
+            let receipt = try IOS6TransactionReceipt(plistText: plistText)
+            return verify(receipt, validationTime: validationTime, policy: policy)
+        } catch {
+            return Self.malformed(error, validationTime: validationTime)
+        }
+    }
+
+    enum InputFormat { case pkcs7, ios6PlistText, base64 }
+
+    /// PKCS#7 starts with SEQUENCE (0x30); an iOS 6 receipt's plist text with `{`; anything else is
+    /// tried as base64 text of either (what apps send).
+    static func format(of bytes: ArraySlice<UInt8>) -> InputFormat {
+        if bytes.first == 0x30 { return .pkcs7 }
+        if IOS6TransactionReceipt.looksLikePlistText(bytes) { return .ios6PlistText }
+        return .base64
     }
 
     /// Verifies raw receipt bytes; see ``verify(receiptBytes:validationTime:policy:)-(ArraySlice<UInt8>,_,_)``.
@@ -159,10 +189,5 @@ public final class ReceiptVerifier: Sendable {
         return Verdict(
             outcome: .invalid, reasons: [Reason(.receiptMalformed, "receipt: cannot be decoded\(code): \(error)")],
             environment: nil, validationTime: validationTime, validationInstant: nil, chain: [])
-    }
-
-    /// Base64 of a plist text starts with `e` (`{` is 0x7B, whose first six bits encode as `e`).
-    static func looksLikeBase64Plist(_ bytes: ArraySlice<UInt8>) -> Bool {
-        bytes.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 } == UInt8(ascii: "e")
     }
 }

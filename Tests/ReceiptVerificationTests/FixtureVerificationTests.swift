@@ -1,0 +1,79 @@
+import Foundation
+import ReceiptModel
+import ReceiptVerification
+import Testing
+import TestSupport
+
+/// Every receipt the forge minted, with the verdict and reason its `expected.json` states.
+@Suite("Forge fixtures")
+struct FixtureVerificationTests {
+    @Test func fixturesArePresent() {
+        #expect(VerificationTestData.fixtureNames.count >= 20)
+    }
+
+    @Test(arguments: VerificationTestData.fixtureNames)
+    func fixtureGetsItsExpectedVerdict(name: String) throws {
+        let fixture = try VerificationTestData.fixture(name)
+        let verdict = try VerificationTestData.fixtureVerifier().verify(receiptBytes: fixture.bytes)
+        #expect(verdict.outcome.rawValue == fixture.verdict, "\(verdict.reasons)")
+        #expect(verdict.reason?.code.description == fixture.reason, "\(verdict.reasons)")
+        if let time = fixture.validationTime, verdict.reason?.code != .receiptMalformed {
+            #expect(verdict.validationInstant == ReceiptDate(rfc3339: time))
+        }
+        switch verdict.outcome {
+        case .valid: #expect(verdict.status == 0)
+        case .invalid where verdict.reason?.code == .receiptMalformed: #expect(verdict.status == 21002)
+        default: #expect(verdict.status == 21003)
+        }
+    }
+
+    @Test func validFixturesAreUntrustedWithoutTheTestRoot() throws {
+        let verifier = ReceiptVerifier()
+        for name in VerificationTestData.fixtureNames where name.hasPrefix("valid-") {
+            let verdict = verifier.verify(receiptBytes: try VerificationTestData.fixture(name).bytes)
+            #expect(verdict.outcome == .invalid, "\(name)")
+            #expect(verdict.reason?.code == .chainUntrustedRoot, "\(name)")
+        }
+    }
+
+    /// Apple's names on the project's keys: untrusted with Apple's pins alone, and still not valid when
+    /// Apple's real root is also loaded from a file.
+    @Test func lookalikeAppleChainIsNeverValid() throws {
+        let bytes = try VerificationTestData.fixture("lookalike-apple-chain").bytes
+        let pinsOnly = ReceiptVerifier().verify(receiptBytes: bytes)
+        #expect(pinsOnly.outcome == .invalid)
+        #expect(pinsOnly.reason?.code == .chainUntrustedRoot)
+        if SharedTestData.isAvailable {
+            var anchors = TrustAnchors()
+            try anchors.addRoots(fromPath: SharedTestData.certsDirectory.appendingPathComponent("AppleIncRootCertificate.cer").path)
+            let withRealRoot = ReceiptVerifier(configuration: .init(trustAnchors: anchors)).verify(receiptBytes: bytes)
+            #expect(withRealRoot.outcome == .invalid)
+        }
+    }
+
+    @Test func expiredLeafAlsoReportsTheCreationDateOutsideItsValidity() throws {
+        let verdict = try VerificationTestData.fixtureVerifier().verify(
+            receiptBytes: VerificationTestData.fixture("expired-leaf").bytes)
+        #expect(verdict.reasons.map(\.code).contains(.chainCreationDateOutsideLeafValidity))
+    }
+
+    @Test func garbageIsMalformedNotThrown() {
+        let verifier = ReceiptVerifier()
+        for bytes: [UInt8] in [[], [0x30], [0x30, 0x80, 0x00], Array("not a receipt".utf8), Array("{ a = b; }".utf8)] {
+            let verdict = verifier.verify(receiptBytes: bytes)
+            #expect(verdict.outcome == .invalid)
+            #expect(verdict.reason?.code == .receiptMalformed)
+            #expect(verdict.status == 21002)
+        }
+    }
+
+    @Test func fixtureDirectoryAnchorsLoad() throws {
+        var anchors = TrustAnchors()
+        try anchors.addRoots(fromPath: VerificationTestData.certsDirectory.path)
+        #expect(anchors.additionalRoots.count > 10)
+        #expect(throws: VerificationError.self) {
+            var missing = TrustAnchors()
+            try missing.addRoots(fromPath: "/nonexistent/roots")
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import ReceiptModel
+import ReceiptVerification
+import Testing
+import TestSupport
+
+@Suite("Real Apple receipts", .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+struct RealReceiptVerificationTests {
+    static let verifier = ReceiptVerifier()
+
+    @Test(arguments: VerificationTestData.appleSignedReceipts)
+    func appleSignedReceiptIsValidAtItsCreationDate(name: String) throws {
+        let receipt = try AppReceipt(berEncoded: SharedTestData.receiptBytes(name))
+        let verdict = Self.verifier.verify(receipt)
+        #expect(verdict.outcome == .valid, "\(verdict.reasons)")
+        #expect(verdict.status == 0)
+        #expect(verdict.validationTime == .receiptCreation)
+        #expect(verdict.validationInstant == receipt.payload.creationDate)
+        #expect(verdict.chain.count == 3)
+        #expect(verdict.chain.last == "CN=Apple Root CA,OU=Apple Certification Authority,O=Apple Inc.,C=US")
+        let expectedEnvironment: ReceiptEnvironment =
+            receipt.payload.receiptType == "Production" ? .production : .sandbox
+        #expect(verdict.environment == expectedEnvironment)
+    }
+
+    @Test(arguments: VerificationTestData.appleSignedReceipts)
+    func appleSignedReceiptHasExpiredNow(name: String) throws {
+        let verdict = Self.verifier.verify(
+            receiptBytes: try SharedTestData.receiptBytes(name), validationTime: .now(VerificationTestData.now))
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .chainExpired)
+        #expect(verdict.status == 21003)
+        #expect(verdict.validationTime == .now(VerificationTestData.now))
+        #expect(verdict.validationInstant == VerificationTestData.now)
+    }
+
+    @Test(arguments: VerificationTestData.xcodeReceipts)
+    func xcodeReceiptIsUntrustedByDefault(name: String) throws {
+        let verdict = Self.verifier.verify(receiptBytes: try SharedTestData.receiptBytes(name))
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .chainUntrustedRoot)
+    }
+
+    @Test(arguments: VerificationTestData.xcodeReceipts)
+    func xcodeReceiptIsValidWhenXcodeIsAllowed(name: String) throws {
+        let verifier = ReceiptVerifier(configuration: .init(trustAnchors: TrustAnchors(allowsXcodeStoreKitTesting: true)))
+        let verdict = verifier.verify(receiptBytes: try SharedTestData.receiptBytes(name))
+        #expect(verdict.outcome == .valid, "\(verdict.reasons)")
+        #expect(verdict.environment == .xcode)
+        #expect(verdict.chain.count == 1)
+    }
+
+    @Test func xcodeReceiptIsRejectedWhenTheEnvironmentIsNotAccepted() throws {
+        let verifier = ReceiptVerifier(
+            configuration: .init(
+                trustAnchors: TrustAnchors(allowsXcodeStoreKitTesting: true),
+                policy: ReceiptPolicy(acceptedEnvironments: [.production, .sandbox])))
+        let verdict = verifier.verify(receiptBytes: try SharedTestData.receiptBytes("tpi-cyclemaps-xcode-2020"))
+        #expect(verdict.reason?.code == .policyEnvironmentRejected)
+    }
+
+    static let deviceReceipt = "aprv-purchasingexp-sandbox-2023-02"
+
+    @Test(arguments: ["e618109862dd433fbb94675d3815d263", "E6181098-62DD-433F-BB94-675D3815D263"])
+    func deviceHashMatchesTheRightDevice(deviceID: String) throws {
+        let device = try #require(DeviceIdentifier(deviceID))
+        let verdict = Self.verifier.verify(
+            receiptBytes: try SharedTestData.receiptBytes(Self.deviceReceipt),
+            policy: ReceiptPolicy(deviceIdentifier: device))
+        #expect(verdict.outcome == .valid, "\(verdict.reasons)")
+    }
+
+    @Test(arguments: [
+        "e618109862dd433fbb94675d3815d264", "00000000000000000000000000000000", "8F0A7C3E-1B2D-4E5F-9A8B-7C6D5E4F3A2B",
+    ])
+    func deviceHashFailsForAnyOtherDevice(deviceID: String) throws {
+        let device = try #require(DeviceIdentifier(deviceID))
+        let verdict = Self.verifier.verify(
+            receiptBytes: try SharedTestData.receiptBytes(Self.deviceReceipt),
+            policy: ReceiptPolicy(deviceIdentifier: device))
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .policyDeviceHashMismatch)
+    }
+
+    @Test func bundleAndVersionPoliciesApplyToGenuineReceipts() throws {
+        let bytes = try SharedTestData.receiptBytes(Self.deviceReceipt)
+        let accepted = Self.verifier.verify(
+            receiptBytes: bytes,
+            policy: ReceiptPolicy(acceptedBundleIDs: ["com.hannesoid.PurchasingExperiments"], minimumAppVersion: "1"))
+        #expect(accepted.outcome == .valid)
+        let wrongBundle = Self.verifier.verify(
+            receiptBytes: bytes, policy: ReceiptPolicy(acceptedBundleIDs: ["com.example.other"]))
+        #expect(wrongBundle.reason?.code == .policyBundleIDRejected)
+        let tooOld = Self.verifier.verify(receiptBytes: bytes, policy: ReceiptPolicy(minimumAppVersion: "1.0.1"))
+        #expect(tooOld.reason?.code == .policyAppVersionRejected)
+        let sandboxOnlyProduction = Self.verifier.verify(
+            receiptBytes: bytes, policy: ReceiptPolicy(acceptedEnvironments: [.production]))
+        #expect(sandboxOnlyProduction.reason?.code == .policyEnvironmentRejected)
+    }
+
+    @Test func tamperedRealPayloadIsASignatureMismatch() throws {
+        var bytes = try SharedTestData.receiptBytes("rc-sampleapp-sandbox-2020")
+        let receipt = try AppReceipt(berEncoded: bytes)
+        // Flip a byte inside the opaque value (attribute 4): still decodes, no longer matches the signature.
+        let opaque = try #require(receipt.payload.opaqueValue)
+        bytes[opaque.startIndex] ^= 0xFF
+        let verdict = Self.verifier.verify(receiptBytes: bytes)
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .signatureMismatch)
+    }
+
+    @Test func fixedValidationTimeIsReported() throws {
+        let instant = try #require(ReceiptDate(rfc3339: "2023-03-01T00:00:00Z"))
+        let verdict = Self.verifier.verify(
+            receiptBytes: try SharedTestData.receiptBytes(Self.deviceReceipt), validationTime: .fixed(instant))
+        #expect(verdict.outcome == .valid)
+        #expect(verdict.validationTime == .fixed(instant))
+        #expect(verdict.validationInstant == instant)
+    }
+
+    @Test func realIOS6ReceiptIsInconclusive() throws {
+        let bytes = try SharedTestData.bytes(
+            at: SharedTestData.receiptsDirectory.appendingPathComponent("ios6/ios6-venice-sample.b64"))
+        let verdict = Self.verifier.verify(receiptBytes: bytes)
+        #expect(verdict.outcome == .inconclusive)
+        #expect(verdict.reason?.code == .ios6ChainIncomplete)
+        #expect(verdict.environment == .sandbox)
+        #expect(verdict.chain.first?.contains("PurchaseReceiptCertificate") == true)
+    }
+
+    @Test func tamperedRealIOS6ReceiptIsInvalid() throws {
+        let bytes = try SharedTestData.bytes(
+            at: SharedTestData.receiptsDirectory.appendingPathComponent("ios6/ios6-venice-sample.b64"))
+        let receipt = try IOS6TransactionReceipt(base64Encoded: bytes[...])
+        var entries = receipt.entries
+        var info = receipt.purchaseInfoBytes
+        info[info.count / 2] ^= 0x01
+        entries["purchase-info"] = Data(info).base64EncodedString()
+        let text = "{" + entries.map { "\"\($0.key)\" = \"\($0.value)\";" }.joined() + "}"
+        let verdict = Self.verifier.verify(receiptBytes: Array(text.utf8))
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .ios6SignatureMismatch)
+    }
+}
