@@ -12,9 +12,10 @@ public struct FixtureExpectation: Hashable, Sendable, Codable {
     /// One sentence on what the fixture exercises.
     public var exercises: String
 
-    public init(verdict: String, reason: String? = nil, root: String = "certs/test-root.pem",
-        validationTime: String? = nil, exercises: String)
-    {
+    public init(
+        verdict: String, reason: String? = nil, root: String = "certs/test-root.pem",
+        validationTime: String? = nil, exercises: String
+    ) {
         self.verdict = verdict
         self.reason = reason
         self.root = root

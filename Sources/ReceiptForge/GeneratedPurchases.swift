@@ -12,9 +12,10 @@ public struct GeneratedPurchases: Hashable, Sendable, Codable {
     public var firstPurchaseDate: Int64
     public var intervalSeconds: Int64
 
-    public init(count: Int, productIDs: [String], firstTransactionID: Int64, firstPurchaseDate: Int64,
-        intervalSeconds: Int64)
-    {
+    public init(
+        count: Int, productIDs: [String], firstTransactionID: Int64, firstPurchaseDate: Int64,
+        intervalSeconds: Int64
+    ) {
         self.count = count
         self.productIDs = productIDs
         self.firstTransactionID = firstTransactionID

@@ -31,12 +31,15 @@ public enum IOS6ReceiptMinter {
             throw ForgeError(.signingFailed, "RSA signing failed: \(error)")
         }
         guard signature.count == 256 else {
-            throw ForgeError(.invalidKey, "version 3 blobs need a 2048-bit key; the signature has \(signature.count) bytes")
+            throw ForgeError(
+                .invalidKey, "version 3 blobs need a 2048-bit key; the signature has \(signature.count) bytes")
         }
         let certificate = identity.certificate.der
         let length = UInt32(certificate.count)
-        let lengthBytes: [UInt8] = [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF),
-            UInt8(length & 0xFF)]
+        let lengthBytes: [UInt8] = [
+            UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF),
+            UInt8(length & 0xFF),
+        ]
         let blob = [signatureVersion] + signature + lengthBytes + certificate
 
         var outer = [

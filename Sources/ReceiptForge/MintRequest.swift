@@ -1,5 +1,5 @@
-public import Foundation
 import BER
+public import Foundation
 import ReceiptCrypto
 
 /// A complete, committed recipe for one receipt: content, signing, hostile changes, output form and

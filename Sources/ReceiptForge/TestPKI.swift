@@ -24,7 +24,8 @@ public struct TestPKI: Sendable {
     /// Certificate `certificate` paired with the key of `key` (by default its own).
     public func identity(certificate: String, key: String? = nil) throws(ForgeError) -> SigningIdentity {
         let keyPEM = try privateKeyPEM(named: key ?? certificate)
-        return try SigningIdentity(certificatePEM: text(directory.appendingPathComponent("\(certificate).pem")),
+        return try SigningIdentity(
+            certificatePEM: text(directory.appendingPathComponent("\(certificate).pem")),
             privateKeyPEM: keyPEM)
     }
 

@@ -110,7 +110,9 @@ enum DecodedReceiptComparison {
     }
 
     private static func rawSet(_ attributes: [ReceiptAttribute]) -> [Raw: Int] {
-        attributes.reduce(into: [:]) { $0[Raw(type: $1.type, version: $1.version, value: Array($1.value)), default: 0] += 1 }
+        attributes.reduce(into: [:]) {
+            $0[Raw(type: $1.type, version: $1.version, value: Array($1.value)), default: 0] += 1
+        }
     }
 
     private static func rawSet(_ attributes: [RawAttributeDescription]) -> [Raw: Int] {

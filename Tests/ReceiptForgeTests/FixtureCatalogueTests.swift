@@ -25,8 +25,9 @@ import Testing
         #expect(try request.fileContents(pki: Fixtures.pki) == committed)
         let committedExpectation = try Data(
             contentsOf: Fixtures.directory.appendingPathComponent("\(name).expected.json"))
-        #expect(try request.expectationJSON(fileName: Fixtures.fileURL(name, request).lastPathComponent)
-            == committedExpectation)
+        #expect(
+            try request.expectationJSON(fileName: Fixtures.fileURL(name, request).lastPathComponent)
+                == committedExpectation)
     }
 
     @Test(arguments: Fixtures.names)
@@ -42,8 +43,10 @@ import Testing
             #expect(Self.reasonCodes.contains(reason))
         }
         let root = try #require(expected["root"] as? String)
-        #expect(FileManager.default.fileExists(atPath: Fixtures.directory.deletingLastPathComponent()
-            .appendingPathComponent(root).path))
+        #expect(
+            FileManager.default.fileExists(
+                atPath: Fixtures.directory.deletingLastPathComponent()
+                    .appendingPathComponent(root).path))
         let time = try #require(expected["validationTime"] as? String)
         #expect(ReceiptDate(rfc3339: time) != nil)
     }

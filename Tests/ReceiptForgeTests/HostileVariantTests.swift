@@ -37,7 +37,8 @@ import Testing
     static func signatureVerifies(_ signer: SignerInfo, _ signedData: SignedData, key: PublicKey) throws -> Bool {
         let algorithm = try digestAlgorithm(signer)
         let signed: [UInt8] = signer.signedAttributes.map { [0x31] + $0.dropFirst() } ?? Array(signedData.eContent)
-        return try key.verifyRSAPKCS1(signature: signer.signature, digest: algorithm.hash(signed[...]), algorithm: algorithm)
+        return try key.verifyRSAPKCS1(
+            signature: signer.signature, digest: algorithm.hash(signed[...]), algorithm: algorithm)
     }
 
     /// The test leaf's public key, from its test-only private key.
@@ -112,14 +113,18 @@ import Testing
         // The honest variant, for contrast.
         let honest = try Self.receipt("valid-signed-attributes")
         let honestSigner = try #require(honest.signedData.signerInfos.first)
-        #expect(honestSigner.messageDigest.map(Array.init) == (try Self.digestAlgorithm(honestSigner).hash(honest.signedData.eContent)))
+        #expect(
+            honestSigner.messageDigest.map(Array.init)
+                == (try Self.digestAlgorithm(honestSigner).hash(honest.signedData.eContent)))
     }
 
     @Test func lookalikeChainCopiesApplesNamesButNotItsRoot() throws {
         let receipt = try Self.receipt("lookalike-apple-chain")
         let certificates = try receipt.signedData.certificates.map { try Certificate(derEncoded: $0) }
         #expect(certificates.map(\.subject).contains { $0.contains("Apple Root CA") })
-        #expect(certificates.contains { $0.subject.contains("Apple Worldwide Developer Relations Certification Authority") })
+        #expect(
+            certificates.contains { $0.subject.contains("Apple Worldwide Developer Relations Certification Authority") }
+        )
         // Apple Root CA's SHA-256 fingerprint (receipt-format.md §2): the lookalike must not have it.
         let appleRoot = "b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024"
         #expect(!certificates.map { ByteString.hex($0.sha256Fingerprint) }.contains(appleRoot))

@@ -24,7 +24,8 @@ import Testing
         let (receipt, request) = try Self.decoded("ios6-valid")
         #expect(receipt.signature.version == 3)
         #expect(receipt.signature.signature.count == 256)
-        #expect(receipt.signature.certificate == (try Fixtures.pki.certificate(named: "test-ios6-purchase-receipt").der))
+        #expect(
+            receipt.signature.certificate == (try Fixtures.pki.certificate(named: "test-ios6-purchase-receipt").der))
         #expect(receipt.environment == "Sandbox")
         #expect(receipt.pod == "100")
         let entries = try #require(request.carriedPurchaseInfo)
@@ -51,7 +52,8 @@ import Testing
     @Test func quotesInValuesAreEscaped() throws {
         let identity = try Fixtures.pki.identity(certificate: "test-ios6-purchase-receipt")
         let minted = try IOS6ReceiptMinter.mint(
-            IOS6ReceiptDescription(purchaseInfo: [IOS6PlistEntry("product-id", #"a "quoted" \ id"#)]), identity: identity)
+            IOS6ReceiptDescription(purchaseInfo: [IOS6PlistEntry("product-id", #"a "quoted" \ id"#)]),
+            identity: identity)
         let receipt = try IOS6TransactionReceipt(plistText: minted[...])
         #expect(receipt.purchaseInfo.productID == #"a "quoted" \ id"#)
     }

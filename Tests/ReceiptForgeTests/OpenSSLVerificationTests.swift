@@ -24,7 +24,8 @@ struct OpenSSLVerificationTests {
     func opensslAgreesWithTheIntendedVerdict(name: String) throws {
         let request = try Fixtures.request(name)
         let expected = try #require(request.expected)
-        let time = try #require(ReceiptDate(rfc3339: expected.validationTime ?? request.carriedReceipt?.creationDate ?? ""))
+        let time = try #require(
+            ReceiptDate(rfc3339: expected.validationTime ?? request.carriedReceipt?.creationDate ?? ""))
         let accepted = try Self.opensslVerifies(Fixtures.receiptBytes(name, request), at: time.secondsSince1970)
         let shouldAccept = expected.verdict == "valid" || Self.reasonsOpenSSLCannotSee.contains(expected.reason ?? "")
         #expect(accepted == shouldAccept, "openssl cms -verify \(accepted ? "accepted" : "rejected") \(name)")
@@ -53,7 +54,8 @@ struct OpenSSLVerificationTests {
         let time = try #require(ReceiptDate(rfc3339: "2025-01-01T00:00:00Z")).secondsSince1970
         #expect(try Self.opensslVerifies(ReceiptMinter.mint(payload: payload, options: options), at: time))
         #expect(
-            try !Self.opensslVerifies(ReceiptMinter.mint(payload: payload, embeddedPayload: tampered, options: options),
+            try !Self.opensslVerifies(
+                ReceiptMinter.mint(payload: payload, embeddedPayload: tampered, options: options),
                 at: time))
     }
 

@@ -36,7 +36,8 @@ import Testing
         let identity = try Self.pki.identity(certificate: "test-leaf")
         let publicKey = try PublicKey(subjectPublicKeyInfo: identity.privateKey.subjectPublicKeyInfo()[...])
         let options = SignedDataOptions(
-            digest: shape.digest, signers: [SignerOptions(identity: identity, signedAttributes: shape.signedAttributes)],
+            digest: shape.digest,
+            signers: [SignerOptions(identity: identity, signedAttributes: shape.signedAttributes)],
             certificates: [identity.certificate, try Self.pki.certificate(named: "test-intermediate")],
             lengthForm: shape.lengthForm, eContentForm: shape.eContentForm)
         var rng = SplitMix64(seed: shape.seed)
@@ -79,7 +80,8 @@ import Testing
         #expect(Array(ber.suffix(2)) == [0x00, 0x00])
         let der = try ReceiptMinter.mint(
             description,
-            options: SignedDataOptions(signers: [SignerOptions(identity: identity)], certificates: [identity.certificate]))
+            options: SignedDataOptions(
+                signers: [SignerOptions(identity: identity)], certificates: [identity.certificate]))
         #expect(der[1] != 0x80)
         // Same payload, same signature: only the container's length octets differ.
         let fromBER = try AppReceipt(berEncoded: ber)
@@ -94,7 +96,8 @@ import Testing
         let identity = try Self.pki.identity(certificate: "test-leaf")
         let options = SignedDataOptions(
             digest: .sha1, signers: [SignerOptions(identity: identity)], certificates: [identity.certificate])
-        #expect(try ReceiptMinter.mint(description, options: options) == ReceiptMinter.mint(description, options: options))
+        #expect(
+            try ReceiptMinter.mint(description, options: options) == ReceiptMinter.mint(description, options: options))
     }
 
     /// Guards the property itself: a comparison that never fails would make it vacuous.
@@ -105,7 +108,9 @@ import Testing
         var description = RandomReceiptDescription.make(using: &rng)
         description.bundleID = "org.example.one"
         description.creationDate = "2025-01-01T00:00:00Z"
-        description.inAppPurchases = [InAppPurchaseDescription(quantity: 1, productID: "p", purchaseDate: "2025-01-01T00:00:00Z")]
+        description.inAppPurchases = [
+            InAppPurchaseDescription(quantity: 1, productID: "p", purchaseDate: "2025-01-01T00:00:00Z")
+        ]
         let payload = try AppReceipt(berEncoded: ReceiptMinter.mint(description, options: options)).payload
         DecodedReceiptComparison.expectMatches(payload, description)
 
