@@ -4,6 +4,7 @@
 /// `firstTransactionID + i`, at `firstPurchaseDate + i * intervalSeconds`; every fifth is a
 /// subscription renewal sharing the first transaction id as original, with an expiry a week later
 /// and a web order line item id. Deterministic: the same numbers always give the same purchases.
+/// Arithmetic wraps rather than traps, so absurd numbers in a request make odd purchases, not a crash.
 public struct GeneratedPurchases: Hashable, Sendable, Codable {
     public var count: Int
     public var productIDs: [String]
@@ -28,18 +29,18 @@ public struct GeneratedPurchases: Hashable, Sendable, Codable {
         guard count > 0, !productIDs.isEmpty else { return [] }
         return (0..<count).map { index in
             let i = Int64(index)
-            let purchased = firstPurchaseDate + i * intervalSeconds
+            let purchased = firstPurchaseDate &+ i &* intervalSeconds
             let isRenewal = index % 5 == 4
             return InAppPurchaseDescription(
                 quantity: 1,
                 productID: productIDs[index % productIDs.count],
-                transactionID: String(firstTransactionID + i),
+                transactionID: String(firstTransactionID &+ i),
                 purchaseDate: RFC3339.format(secondsSince1970: purchased),
-                originalTransactionID: String(isRenewal ? firstTransactionID : firstTransactionID + i),
+                originalTransactionID: String(isRenewal ? firstTransactionID : firstTransactionID &+ i),
                 originalPurchaseDate: RFC3339.format(secondsSince1970: isRenewal ? firstPurchaseDate : purchased),
                 productType: isRenewal ? 3 : 1,
-                expiresDate: isRenewal ? RFC3339.format(secondsSince1970: purchased + 7 * 86_400) : "",
-                webOrderLineItemID: isRenewal ? 2_000_000_000_000 + i : nil,
+                expiresDate: isRenewal ? RFC3339.format(secondsSince1970: purchased &+ 7 * 86_400) : "",
+                webOrderLineItemID: isRenewal ? 2_000_000_000_000 &+ i : nil,
                 cancellationDate: "",
                 isTrialPeriod: false,
                 isInIntroOfferPeriod: false

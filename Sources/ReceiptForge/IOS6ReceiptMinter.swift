@@ -35,7 +35,9 @@ public enum IOS6ReceiptMinter {
                 .invalidKey, "version 3 blobs need a 2048-bit key; the signature has \(signature.count) bytes")
         }
         let certificate = identity.certificate.der
-        let length = UInt32(certificate.count)
+        guard let length = UInt32(exactly: certificate.count) else {
+            throw ForgeError(.invalidCertificate, "the certificate is too large for a 4-byte length")
+        }
         let lengthBytes: [UInt8] = [
             UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF),
             UInt8(length & 0xFF),

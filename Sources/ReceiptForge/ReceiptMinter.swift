@@ -146,7 +146,7 @@ public enum ReceiptMinter {
             writer.constructed(.octetString) { wrapper in
                 var start = 0
                 repeat {
-                    let end = min(payload.count, start + step)
+                    let end = start + min(payload.count - start, step)
                     wrapper.octetString(payload[start..<end])
                     start = end
                 } while start < payload.count
