@@ -1,12 +1,27 @@
 internal import COpenSSL
+internal import Synchronization
 
 /// A public key parsed once by OpenSSL and reused for every signature check.
 ///
-/// Owns its `EVP_PKEY`. `@unchecked Sendable`: after `init` the key is only read, and OpenSSL 3
-/// documents `EVP_PKEY` as safe for concurrent read-only use (each verification makes its own
-/// `EVP_PKEY_CTX`).
+/// Owns its `EVP_PKEY` and a small pool of verification contexts. `@unchecked Sendable`: after `init`
+/// the key is only read, and OpenSSL 3 documents `EVP_PKEY` as safe for concurrent read-only use; each
+/// `EVP_PKEY_CTX` is used by one thread at a time (taken from the pool under its mutex, or made fresh).
 public final class PublicKey: @unchecked Sendable {
     let pointer: OpaquePointer
+
+    /// Initialised RSA verification contexts, per digest, ready for another `EVP_PKEY_verify`.
+    ///
+    /// `EVP_PKEY_CTX_new` + `EVP_PKEY_verify_init` fetch the signature implementation by name, which takes
+    /// locks in OpenSSL 3.0 and costs a few µs per receipt; reusing contexts leaves only the RSA math.
+    private let contextPool = Mutex<[DigestAlgorithm: [ContextPointer]]>([:])
+    /// How many idle contexts are kept per digest (about one per core verifying concurrently).
+    private static let pooledContextLimit = 16
+
+    /// An `EVP_PKEY_CTX` owned by the pool. `@unchecked Sendable`: only ever used by the thread that
+    /// took it out of the pool.
+    private struct ContextPointer: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
 
     /// Parses a DER `SubjectPublicKeyInfo`.
     public init(subjectPublicKeyInfo der: ArraySlice<UInt8>) throws(CryptoError) {
@@ -22,7 +37,12 @@ public final class PublicKey: @unchecked Sendable {
         self.pointer = pointer
     }
 
-    deinit { EVP_PKEY_free(pointer) }
+    deinit {
+        contextPool.withLock { pool in
+            for contexts in pool.values { for context in contexts { EVP_PKEY_CTX_free(context.pointer) } }
+        }
+        EVP_PKEY_free(pointer)
+    }
 
     /// `true` when this is an RSA key.
     public var isRSA: Bool { EVP_PKEY_get_base_id(pointer) == EVP_PKEY_RSA }
@@ -42,18 +62,45 @@ public final class PublicKey: @unchecked Sendable {
         signature: ArraySlice<UInt8>, digest: [UInt8], algorithm: DigestAlgorithm
     ) throws(CryptoError) -> Bool {
         guard isRSA else { throw CryptoError(.unsupportedAlgorithm, "the signer key is not an RSA key") }
-        let context = try openSSLCheck(EVP_PKEY_CTX_new(pointer, nil), "EVP_PKEY_CTX_new")
-        defer { EVP_PKEY_CTX_free(context) }
-        try openSSLCheck(EVP_PKEY_verify_init(context), "EVP_PKEY_verify_init")
-        try openSSLCheck(EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING), "EVP_PKEY_CTX_set_rsa_padding")
-        try openSSLCheck(EVP_PKEY_CTX_set_signature_md(context, algorithm.evpMD), "EVP_PKEY_CTX_set_signature_md")
+        let pooled = contextPool.withLock { $0[algorithm]?.popLast() }
+        let context: OpaquePointer
+        if let pooled {
+            context = pooled.pointer
+        } else {
+            context = try makeRSAVerifyContext(algorithm)
+        }
         let result = signature.withUnsafeBufferPointer { sig in
             digest.withUnsafeBufferPointer { dig in
                 EVP_PKEY_verify(context, sig.baseAddress, sig.count, dig.baseAddress, dig.count)
             }
         }
         // 1 = match; 0 = mismatch; negative = malformed signature. Only a match counts.
-        _ = CryptoError.drainErrorQueue()
+        if result == 1 {
+            // Only a context whose last use succeeded goes back; one that saw an error is discarded.
+            let kept = contextPool.withLock { pool in
+                guard pool[algorithm, default: []].count < Self.pooledContextLimit else { return false }
+                pool[algorithm, default: []].append(ContextPointer(pointer: context))
+                return true
+            }
+            if !kept { EVP_PKEY_CTX_free(context) }
+        } else {
+            EVP_PKEY_CTX_free(context)
+            _ = CryptoError.drainErrorQueue()
+        }
         return result == 1
+    }
+
+    /// A fresh context set up for RSA PKCS#1 v1.5 verification with `algorithm`.
+    private func makeRSAVerifyContext(_ algorithm: DigestAlgorithm) throws(CryptoError) -> OpaquePointer {
+        let context = try openSSLCheck(EVP_PKEY_CTX_new(pointer, nil), "EVP_PKEY_CTX_new")
+        do {
+            try openSSLCheck(EVP_PKEY_verify_init(context), "EVP_PKEY_verify_init")
+            try openSSLCheck(EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING), "EVP_PKEY_CTX_set_rsa_padding")
+            try openSSLCheck(EVP_PKEY_CTX_set_signature_md(context, algorithm.evpMD), "EVP_PKEY_CTX_set_signature_md")
+        } catch {
+            EVP_PKEY_CTX_free(context)
+            throw error
+        }
+        return context
     }
 }

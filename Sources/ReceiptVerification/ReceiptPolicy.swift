@@ -49,7 +49,7 @@ public struct ReceiptPolicy: Sendable {
             if !acceptedEnvironments.contains(environment) {
                 reasons.append(Reason(.policyEnvironmentRejected, "policy: environment \(environment) is not accepted"))
             }
-        } else if acceptedEnvironments != Set(ReceiptEnvironment.allCases) {
+        } else if acceptedEnvironments.count != ReceiptEnvironment.allCases.count {
             reasons.append(Reason(.policyEnvironmentRejected, "policy: the receipt type names no known environment"))
         }
         if let minimumAppVersion {

@@ -173,9 +173,12 @@ public final class ReceiptVerifier: Sendable {
         _ reasons: [Reason], environment: ReceiptEnvironment?, validationTime: ValidationTime,
         instant: ReceiptDate?, chain: [String]
     ) -> Verdict {
-        let undecided: Set<Reason.Code> = [
-            .signatureUnsupportedAlgorithm, .chainValidationTimeUnavailable, .ios6ChainIncomplete, .internalError,
-        ]
+        if reasons.isEmpty {
+            return Verdict(
+                outcome: .valid, reasons: [], environment: environment, validationTime: validationTime,
+                validationInstant: instant, chain: chain)
+        }
+        let undecided = undecidedCodes
         let proving = reasons.filter { !undecided.contains($0.code) }
         let outcome: Verdict.Outcome = !proving.isEmpty ? .invalid : (reasons.isEmpty ? .valid : .inconclusive)
         let ordered = proving + reasons.filter { undecided.contains($0.code) }
@@ -183,6 +186,11 @@ public final class ReceiptVerifier: Sendable {
             outcome: outcome, reasons: ordered, environment: environment, validationTime: validationTime,
             validationInstant: instant, chain: chain)
     }
+
+    /// Codes that leave the outcome open rather than prove the receipt false.
+    static let undecidedCodes: Set<Reason.Code> = [
+        .signatureUnsupportedAlgorithm, .chainValidationTimeUnavailable, .ios6ChainIncomplete, .internalError,
+    ]
 
     static func malformed(_ error: any Error, validationTime: ValidationTime) -> Verdict {
         let code = (error as? ReceiptError).map { " (\($0.code))" } ?? ""
