@@ -4,6 +4,8 @@
 //   COpenSSL (C) <- ReceiptCrypto <- ReceiptVerification
 //   BER <- ReceiptModel <- ReceiptVerification <- VerifyLocal
 //   BER, ReceiptModel, ReceiptCrypto <- ReceiptForge <- MintReceipt
+//   ReceiptVerification <- ReceiptRemote (Apple's verifyReceipt, fallback policy) <- ReceiptServer
+//   AppleStandIn: a loopback stand-in for Apple's endpoints, for tests and by hand
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -21,9 +23,17 @@ let package = Package(
         .library(name: "ReceiptForge", targets: ["ReceiptForge"]),
         .executable(name: "verify-local", targets: ["VerifyLocal"]),
         .executable(name: "mint-receipt", targets: ["MintReceipt"]),
+        .library(name: "ReceiptRemote", targets: ["ReceiptRemote"]),
+        .library(name: "ReceiptServer", targets: ["ReceiptServer"]),
+        .executable(name: "receipt-server", targets: ["ReceiptServerCommand"]),
+        .executable(name: "apple-standin", targets: ["AppleStandInCommand"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // OpenSSL's libcrypto through pkg-config; Debian's libssl-dev provides it.
@@ -50,10 +60,57 @@ let package = Package(
             dependencies: ["BER", "ReceiptModel", "ReceiptCrypto"],
             swiftSettings: swiftSettings
         ),
+        // Apple's verifyReceipt client (AsyncHTTPClient) and the local-first fallback policy.
+        .target(
+            name: "ReceiptRemote",
+            dependencies: [
+                "ReceiptModel", "ReceiptVerification",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // A faithful loopback stand-in for Apple's verifyReceipt endpoints, with scripted behaviours.
+        .target(
+            name: "AppleStandIn",
+            dependencies: [
+                "ReceiptModel", "ReceiptVerification",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The drop-in verifyReceipt server's routes, limits, metrics and lifecycle (Hummingbird 2).
+        .target(
+            name: "ReceiptServer",
+            dependencies: [
+                "ReceiptModel", "ReceiptVerification", "ReceiptRemote",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "ReceiptServerCommand",
+            dependencies: [
+                "ReceiptServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "AppleStandInCommand",
+            dependencies: [
+                "AppleStandIn",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "VerifyLocal",
             dependencies: [
-                "ReceiptModel", "ReceiptVerification",
+                "ReceiptModel", "ReceiptVerification", "ReceiptRemote",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -90,10 +147,24 @@ let package = Package(
             dependencies: ["ReceiptForge", "ReceiptModel", "TestSupport"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "ReceiptRemoteTests",
+            dependencies: ["ReceiptRemote", "AppleStandIn", "ReceiptForge", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ReceiptServerTests",
+            dependencies: [
+                "ReceiptServer", "AppleStandIn", "ReceiptForge", "TestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Runs the built executables; depending on them makes `swift test` build them first.
         .testTarget(
             name: "VerifyLocalTests",
-            dependencies: ["VerifyLocal", "MintReceipt", "TestSupport"],
+            dependencies: ["VerifyLocal", "MintReceipt", "ReceiptServerCommand", "AppleStandInCommand", "TestSupport"],
             swiftSettings: swiftSettings
         ),
     ]
