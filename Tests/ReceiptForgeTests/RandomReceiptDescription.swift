@@ -1,3 +1,4 @@
+import TestSupport
 import ReceiptForge
 
 /// Random but replayable receipt descriptions for the round-trip property.

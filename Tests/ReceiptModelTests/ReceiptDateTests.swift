@@ -1,5 +1,6 @@
 import Foundation
 import ReceiptModel
+import TestSupport
 import Testing
 
 struct ReceiptDateTests {
@@ -52,7 +53,7 @@ struct ReceiptDateTests {
             cursor = transition
         }
         #expect(instants.count > 300)
-        var generator = SystemRandomNumberGenerator.seeded(42)
+        var generator = SplitMix64(seed: 42)
         for _ in 0..<20_000 { instants.append(Int64(generator.next() % 4_102_444_800)) }
 
         let formatter = DateFormatter()
@@ -67,16 +68,11 @@ struct ReceiptDateTests {
     }
 
     @Test func roundTripsThroughDescription() throws {
-        var generator = SystemRandomNumberGenerator.seeded(7)
+        var generator = SplitMix64(seed: 7)
         for _ in 0..<5000 {
             let milliseconds = Int64(generator.next() % 253_402_300_799_000)  // up to 9999-12-31
             let date = ReceiptDate(millisecondsSince1970: milliseconds)
             #expect(ReceiptDate(rfc3339: date.description) == date)
         }
     }
-}
-
-extension SystemRandomNumberGenerator {
-    /// A seeded generator for reproducible tests (the system one cannot be seeded).
-    static func seeded(_ seed: UInt64) -> SplitMix64 { SplitMix64(seed: seed) }
 }
