@@ -1,0 +1,85 @@
+/// Why Apple's verifyReceipt gave no usable answer: unreachable, too slow, refused by the circuit
+/// breaker, or an answer that is not a verifyReceipt response.
+///
+/// `code` is stable and is what equality compares; `reason` is for people and may change. Never carries
+/// the receipt data or the shared secret.
+public struct RemoteError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable identifier of the kind of failure, e.g. `remote.unavailable`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: String, Sendable {
+            case unavailable = "remote.unavailable"
+            case timeout = "remote.timeout"
+            case deadlineExceeded = "remote.deadline_exceeded"
+            case circuitOpen = "remote.circuit_open"
+            case httpStatus = "remote.http_status"
+            case malformedResponse = "remote.malformed_response"
+            case responseTooLarge = "remote.response_too_large"
+            case retriesExhausted = "remote.retries_exhausted"
+            case environmentLoop = "remote.environment_loop"
+            case invalidConfiguration = "remote.invalid_configuration"
+            case cancelled = "remote.cancelled"
+        }
+        private let kind: Kind
+        private init(_ kind: Kind) { self.kind = kind }
+
+        /// The connection failed, was refused, reset or dropped, or Apple answered HTTP 5xx every time.
+        public static let unavailable = Code(.unavailable)
+        /// The last attempt did not complete within the per-attempt timeout.
+        public static let timeout = Code(.timeout)
+        /// The overall deadline passed before an answer arrived (no further attempt fitted).
+        public static let deadlineExceeded = Code(.deadlineExceeded)
+        /// The circuit breaker is open: recent calls failed, so Apple is not asked until the cool-down ends.
+        public static let circuitOpen = Code(.circuitOpen)
+        /// Apple answered with an HTTP status other than 200 that is not worth retrying (4xx, 3xx).
+        public static let httpStatus = Code(.httpStatus)
+        /// The body is not a verifyReceipt response: not JSON, not an object, wrong types, no `status`.
+        public static let malformedResponse = Code(.malformedResponse)
+        /// The body exceeds ``VerifyReceiptClient/Configuration/maximumResponseSize``.
+        public static let responseTooLarge = Code(.responseTooLarge)
+        /// Apple kept answering a "try again" status (21002, 21005, 21009, retryable 21100–21199) until
+        /// the attempts ran out; ``RemoteError/lastStatus`` has the last one.
+        public static let retriesExhausted = Code(.retriesExhausted)
+        /// Both environments sent the receipt to the other one (21007 then 21008, or the reverse).
+        public static let environmentLoop = Code(.environmentLoop)
+        /// A base URL is not an absolute http(s) URL.
+        public static let invalidConfiguration = Code(.invalidConfiguration)
+        /// The calling task was cancelled.
+        public static let cancelled = Code(.cancelled)
+
+        /// The code as a dotted string.
+        public var description: String { kind.rawValue }
+    }
+
+    /// The stable code.
+    public let code: Code
+    /// What happened, in words (never the receipt or the secret).
+    public let reason: String
+    /// Apple's last verifyReceipt `status`, when one was received (``Code/retriesExhausted``, ``Code/environmentLoop``).
+    public let lastStatus: Int?
+    /// How many HTTP attempts were made before giving up.
+    public let attempts: Int
+    public let file: String
+    public let line: UInt
+
+    public init(
+        _ code: Code, _ reason: String, lastStatus: Int? = nil, attempts: Int = 0, file: String = #fileID,
+        line: UInt = #line
+    ) {
+        self.code = code
+        self.reason = reason
+        self.lastStatus = lastStatus
+        self.attempts = attempts
+        self.file = file
+        self.line = line
+    }
+
+    /// The same error with the attempt count filled in.
+    func with(attempts: Int) -> RemoteError {
+        RemoteError(code, reason, lastStatus: lastStatus, attempts: attempts, file: file, line: line)
+    }
+
+    public var description: String { "\(code): \(reason)" }
+
+    public static func == (lhs: RemoteError, rhs: RemoteError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}
