@@ -1,0 +1,55 @@
+public import ReceiptModel
+
+/// verifyReceipt's `latest_receipt_info`, derived from the receipt alone.
+///
+/// Apple builds this array from its own transaction history; locally only the receipt is known, so
+/// it holds the receipt's auto-renewable transactions and nothing that happened after the receipt's
+/// creation date (renewals, refunds, billing retry, grace periods: receipt-format.md §5).
+///
+/// Order: by `purchase_date` ascending, then by `transaction_id`. That is the order of Apple's real
+/// response in `../shared/receipts/rc-sampleapp-sandbox-2020.verifyReceipt.json` (oldest first,
+/// whereas its `in_app` keeps receipt order). Apple does not document an order; clients should not
+/// depend on one.
+public enum LatestReceiptInfo {
+    /// `true` when the purchase is an auto-renewable subscription: product type 3 (attribute 1707),
+    /// or, for receipts without a product type, an expiry date.
+    public static func isAutoRenewable(_ purchase: InAppPurchase) -> Bool {
+        if let type = purchase.productType { return type == .autoRenewableSubscription }
+        return purchase.expiresDate != nil
+    }
+
+    /// The entries, in Apple's order.
+    /// - Parameter excludingOld: verifyReceipt's `exclude-old-transactions`: keep only the newest
+    ///   transaction of each subscription (same `original_transaction_id`).
+    public static func purchases(in payload: ReceiptPayload, excludingOld: Bool = false) -> [InAppPurchase] {
+        var selected = payload.inAppPurchases.filter(isAutoRenewable)
+        if excludingOld {
+            var newest: [ArraySlice<UInt8>: InAppPurchase] = [:]
+            for purchase in selected {
+                let key = purchase.originalTransactionIDBytes ?? purchase.transactionIDBytes ?? []
+                if let kept = newest[key], !precedes(kept, purchase) { continue }
+                newest[key] = purchase
+            }
+            selected = Array(newest.values)
+        }
+        return selected.sorted(by: precedes)
+    }
+
+    /// Earlier purchase date first; equal dates by transaction id (numeric when both are numbers).
+    static func precedes(_ lhs: InAppPurchase, _ rhs: InAppPurchase) -> Bool {
+        let left = lhs.purchaseDate?.millisecondsSince1970 ?? .min
+        let right = rhs.purchaseDate?.millisecondsSince1970 ?? .min
+        if left != right { return left < right }
+        let leftID = lhs.transactionIDBytes ?? []
+        let rightID = rhs.transactionIDBytes ?? []
+        if leftID.count != rightID.count { return leftID.count < rightID.count }
+        return leftID.lexicographicallyPrecedes(rightID)
+    }
+
+    /// Writes the array as the next value of `writer`, each entry exactly as an `in_app` entry.
+    public static func write(_ purchases: [InAppPurchase], to writer: inout JSONWriter) {
+        writer.beginArray()
+        for purchase in purchases { AppleReceiptJSON.write(purchase, to: &writer) }
+        writer.endArray()
+    }
+}

@@ -1,0 +1,51 @@
+public import Hummingbird
+public import Logging
+import ServiceLifecycle
+
+/// The runnable server: the routes on a Hummingbird 2 HTTP/1.1 application, run in a ServiceGroup
+/// that shuts down gracefully on SIGTERM and SIGINT (in-flight requests finish, idle connections close).
+///
+/// ```swift
+/// let verifier = ReceiptVerifier()
+/// let service = ReceiptService(configuration: .init(), decider: LocalDecider(verifier: verifier))
+/// try await service.run()
+/// ```
+public struct ReceiptService: Sendable {
+    public let routes: ReceiptRoutes
+
+    public init(configuration: ReceiptServerConfiguration, decider: any ReceiptDecider, logger: Logger) {
+        routes = ReceiptRoutes(configuration: configuration, decider: decider, logger: logger)
+    }
+
+    public var configuration: ReceiptServerConfiguration { routes.configuration }
+
+    /// The Hummingbird application, to run as a `Service` (or to drive with HummingbirdTesting).
+    /// - Parameter onServerRunning: called with the bound port once listening (useful with port 0).
+    public func makeApplication(
+        onServerRunning: @escaping @Sendable (_ port: Int?) async -> Void = { _ in }
+    ) -> Application<RouterResponder<BasicRequestContext>> {
+        let configuration = routes.configuration
+        let idle = configuration.idleTimeout.components
+        let idleMilliseconds = idle.seconds * 1000 + idle.attoseconds / 1_000_000_000_000_000
+        return Application(
+            router: routes.makeRouter(),
+            server: .http1(configuration: .init(idleTimeout: .milliseconds(idleMilliseconds))),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "receipt-server"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port) },
+            logger: routes.logger)
+    }
+
+    /// Runs until SIGTERM or SIGINT, then finishes in-flight requests and returns.
+    public func run() async throws {
+        let logger = routes.logger
+        let host = configuration.host
+        let application = makeApplication { port in
+            logger.info("listening", metadata: ["host": "\(host)", "port": "\(port.map(String.init) ?? "?")"])
+        }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: routes.logger))
+        try await group.run()
+    }
+}

@@ -1,0 +1,67 @@
+/// Why the server refused a request before verifying anything: unreadable JSON, bad base64, a body
+/// too large or too slow, a media type it does not read, too much work in flight, or bad configuration.
+///
+/// Verification outcomes are never errors (they are ``Decision`` values); this type covers only the
+/// request itself and the server's setup. `code` is stable and compared for equality.
+public struct ServerError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable identifier of the kind of failure.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: String, Sendable {
+            case invalidJSON = "server.invalid_json"
+            case missingReceiptData = "server.missing_receipt_data"
+            case invalidBase64 = "server.invalid_base64"
+            case invalidOption = "server.invalid_option"
+            case bodyTooLarge = "server.body_too_large"
+            case bodyTimeout = "server.body_timeout"
+            case incompleteBody = "server.incomplete_body"
+            case unsupportedMediaType = "server.unsupported_media_type"
+            case overloaded = "server.overloaded"
+            case invalidConfiguration = "server.invalid_configuration"
+        }
+        private let kind: Kind
+        private init(_ kind: Kind) { self.kind = kind }
+
+        /// The body is not one JSON object (RFC 8259), or a field has the wrong JSON type.
+        public static let invalidJSON = Code(.invalidJSON)
+        /// The JSON object has no receipt data field.
+        public static let missingReceiptData = Code(.missingReceiptData)
+        /// The receipt data is not base64 text (RFC 4648).
+        public static let invalidBase64 = Code(.invalidBase64)
+        /// An option has a value the server does not understand.
+        public static let invalidOption = Code(.invalidOption)
+        /// The body is larger than the configured limit.
+        public static let bodyTooLarge = Code(.bodyTooLarge)
+        /// The body did not arrive within the configured time.
+        public static let bodyTimeout = Code(.bodyTimeout)
+        /// The connection failed or closed before the whole body arrived.
+        public static let incompleteBody = Code(.incompleteBody)
+        /// The request's `Content-Type` is not one the endpoint reads.
+        public static let unsupportedMediaType = Code(.unsupportedMediaType)
+        /// More requests are being verified than the configured bound.
+        public static let overloaded = Code(.overloaded)
+        /// A flag or environment variable has a value the server cannot use.
+        public static let invalidConfiguration = Code(.invalidConfiguration)
+
+        /// The code as a dotted string, e.g. `server.invalid_json`.
+        public var description: String { kind.rawValue }
+    }
+
+    /// The stable code.
+    public let code: Code
+    /// What was wrong, in words; never contains receipt data or secrets.
+    public let reason: String
+    public let file: String
+    public let line: UInt
+
+    public init(_ code: Code, _ reason: String, file: String = #fileID, line: UInt = #line) {
+        self.code = code
+        self.reason = reason
+        self.file = file
+        self.line = line
+    }
+
+    public var description: String { "\(code): \(reason)" }
+
+    public static func == (lhs: ServerError, rhs: ServerError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}

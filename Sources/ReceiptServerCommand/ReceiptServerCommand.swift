@@ -1,0 +1,143 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ReceiptModel
+import ReceiptServer
+import ReceiptVerification
+
+/// `receipt-server`: a drop-in, local-first verifyReceipt for backends. A thin shell: flags and
+/// environment variables become a ``ReceiptServerConfiguration`` and a verifier, then it runs.
+@main
+struct ReceiptServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "receipt-server",
+        abstract: "Serve Apple's verifyReceipt contract, verified locally.",
+        discussion: """
+            Every flag can also come from the environment variable in brackets; a flag wins.
+            The shared secret comes only from RECEIPT_SERVER_SHARED_SECRET (never a flag, never logged).
+            """)
+
+    @Option(help: "Address to bind [RECEIPT_SERVER_HOST]. Default 127.0.0.1.")
+    var host: String?
+
+    @Option(help: "TCP port; 0 picks a free one [RECEIPT_SERVER_PORT]. Default 8080.")
+    var port: Int?
+
+    @Option(name: .customLong("root"), help: ArgumentHelp("Trust this root certificate too (PEM or DER); repeatable [RECEIPT_SERVER_ROOT, ':'-separated].", valueName: "file"))
+    var roots: [String] = []
+
+    @Option(name: .customLong("roots"), help: ArgumentHelp("Trust every certificate in this folder too [RECEIPT_SERVER_ROOTS].", valueName: "dir"))
+    var rootFolders: [String] = []
+
+    @Option(name: .customLong("bundle-id"), help: ArgumentHelp("Accept only this bundle id; repeatable [RECEIPT_SERVER_BUNDLE_IDS, ','-separated].", valueName: "id"))
+    var bundleIDs: [String] = []
+
+    @Option(help: ArgumentHelp("Accept only this environment (Production, Sandbox, Xcode); repeatable [RECEIPT_SERVER_ENVIRONMENTS].", valueName: "name"))
+    var environment: [String] = []
+
+    @Option(help: ArgumentHelp("Validate chains at the receipt's creation date or at the time of the request [RECEIPT_SERVER_AT]. Default creation.", valueName: "creation|now"))
+    var at: String?
+
+    @Flag(help: "Trust Xcode's StoreKit Testing certificate [RECEIPT_SERVER_ALLOW_XCODE=1].")
+    var allowXcode = false
+
+    @Flag(help: "Answer both endpoints for receipts of any environment instead of 21007/21008 [RECEIPT_SERVER_ACCEPT_ANY_ENVIRONMENT=1].")
+    var acceptAnyEnvironment = false
+
+    @Option(name: .customLong("max-body-size"), help: ArgumentHelp("Largest request body in bytes [RECEIPT_SERVER_MAX_BODY_SIZE]. Default 1048576.", valueName: "bytes"))
+    var maximumBodySize: Int?
+
+    @Option(name: .customLong("max-in-flight"), help: ArgumentHelp("Most requests verified at once; more get 503 [RECEIPT_SERVER_MAX_IN_FLIGHT]. Default 256.", valueName: "n"))
+    var maximumInFlight: Int?
+
+    @Option(name: .customLong("body-timeout"), help: ArgumentHelp("Seconds to wait for a request body [RECEIPT_SERVER_BODY_TIMEOUT]. Default 10.", valueName: "seconds"))
+    var bodyTimeout: Double?
+
+    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds before an idle connection is closed [RECEIPT_SERVER_IDLE_TIMEOUT]. Default 60.", valueName: "seconds"))
+    var idleTimeout: Double?
+
+    @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical [RECEIPT_SERVER_LOG_LEVEL]. Default info.", valueName: "level"))
+    var logLevel: String?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        func env(_ name: String) -> String? {
+            guard let value = environment[name], !value.isEmpty else { return nil }
+            return value
+        }
+        func envFlag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env(name)?.lowercased() ?? "") }
+        func number<T: LosslessStringConvertible>(_ flag: T?, _ name: String, default value: T) throws -> T {
+            if let flag { return flag }
+            guard let text = env(name) else { return value }
+            guard let parsed = T(text) else { throw ValidationError("\(name) must be a number, not \(text)") }
+            return parsed
+        }
+
+        let levelName = logLevel ?? env("RECEIPT_SERVER_LOG_LEVEL") ?? "info"
+        guard let level = Logger.Level(rawValue: levelName) else {
+            throw ValidationError("--log-level takes trace, debug, info, notice, warning, error or critical")
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "receipt-server")
+
+        var anchors = TrustAnchors(allowsXcodeStoreKitTesting: allowXcode || envFlag("RECEIPT_SERVER_ALLOW_XCODE"))
+        let rootPaths =
+            (roots.isEmpty ? (env("RECEIPT_SERVER_ROOT")?.split(separator: ":").map(String.init) ?? []) : roots)
+            + (rootFolders.isEmpty ? (env("RECEIPT_SERVER_ROOTS")?.split(separator: ":").map(String.init) ?? []) : rootFolders)
+        for path in rootPaths {
+            do { try anchors.addRoots(fromPath: path) } catch {
+                throw ValidationError("cannot load roots from \(path): \(error.reason)")
+            }
+        }
+        var policy = ReceiptPolicy()
+        let bundles = bundleIDs.isEmpty ? (env("RECEIPT_SERVER_BUNDLE_IDS")?.split(separator: ",").map(String.init) ?? []) : bundleIDs
+        if !bundles.isEmpty { policy.acceptedBundleIDs = Set(bundles) }
+        let environments =
+            self.environment.isEmpty
+            ? (env("RECEIPT_SERVER_ENVIRONMENTS")?.split(separator: ",").map(String.init) ?? []) : self.environment
+        if !environments.isEmpty {
+            policy.acceptedEnvironments = Set(
+                try environments.map { name in
+                    guard let value = ReceiptEnvironment(rawValue: name) else {
+                        throw ValidationError("--environment takes Production, Sandbox or Xcode, not \(name)")
+                    }
+                    return value
+                })
+        }
+        let atName = at ?? env("RECEIPT_SERVER_AT") ?? "creation"
+        guard let validationTime = ReceiptServerConfiguration.ValidationTimePolicy(rawValue: atName) else {
+            throw ValidationError("--at takes creation or now")
+        }
+
+        let configuration = ReceiptServerConfiguration(
+            host: host ?? env("RECEIPT_SERVER_HOST") ?? "127.0.0.1",
+            port: try number(port, "RECEIPT_SERVER_PORT", default: 8080),
+            validationTime: validationTime,
+            acceptsAnyEnvironment: acceptAnyEnvironment || envFlag("RECEIPT_SERVER_ACCEPT_ANY_ENVIRONMENT"),
+            sharedSecret: env("RECEIPT_SERVER_SHARED_SECRET"),
+            maximumBodySize: try number(maximumBodySize, "RECEIPT_SERVER_MAX_BODY_SIZE", default: 1 << 20),
+            maximumInFlight: try number(maximumInFlight, "RECEIPT_SERVER_MAX_IN_FLIGHT", default: 256),
+            bodyTimeout: .milliseconds(Int64(try number(bodyTimeout, "RECEIPT_SERVER_BODY_TIMEOUT", default: 10) * 1000)),
+            idleTimeout: .milliseconds(Int64(try number(idleTimeout, "RECEIPT_SERVER_IDLE_TIMEOUT", default: 60) * 1000)))
+        guard configuration.maximumBodySize > 0, configuration.maximumInFlight > 0 else {
+            throw ValidationError("--max-body-size and --max-in-flight must be positive")
+        }
+
+        let verifier = ReceiptVerifier(
+            configuration: .init(trustAnchors: anchors, validationTime: .receiptCreation, policy: policy))
+        let decider: any ReceiptDecider = LocalDecider(verifier: verifier)
+        logger.info(
+            "starting",
+            metadata: [
+                "configuration": "\(configuration)", "extra_roots": "\(anchors.additionalRoots.count)",
+                "allow_xcode": "\(anchors.allowsXcodeStoreKitTesting)", "bundle_ids": "\(bundles)",
+                "environments": "\(environments)", "remote_fallback": "off",
+            ])
+        try await ReceiptService(configuration: configuration, decider: decider, logger: logger).run()
+        logger.info("stopped")
+    }
+}
