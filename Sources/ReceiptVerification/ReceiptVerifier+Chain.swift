@@ -27,7 +27,16 @@ extension ReceiptVerifier {
                 subjects: cached.subjects, anchoredAtXcode: cached.anchoredAtXcode)
         }
 
-        // Miss: parse every embedded certificate once (d2i_X509 is the expensive step).
+        // Miss: parse every embedded certificate once (d2i_X509 is the expensive step), after bounding
+        // how many a hostile receipt can make us parse (Apple embeds 3, Xcode 1).
+        guard signedData.certificates.count <= Self.maximumEmbeddedCertificates else {
+            return ChainEvaluation(
+                reasons: [
+                    Reason(
+                        .receiptMalformed,
+                        "chain: \(signedData.certificates.count) embedded certificates; at most \(Self.maximumEmbeddedCertificates) are read")
+                ])
+        }
         var certificates: [Certificate] = []
         certificates.reserveCapacity(signedData.certificates.count)
         for (position, der) in signedData.certificates.enumerated() {
@@ -82,6 +91,9 @@ extension ReceiptVerifier {
         cache.insert(key, chain)
         return evaluation
     }
+
+    /// The most embedded certificates a receipt may carry before it is treated as malformed.
+    static let maximumEmbeddedCertificates = 16
 
     /// Apple's marker extensions: the leaf carries 1.2.840.113635.100.6.11.1 and the leaf's issuer (which
     /// must be an intermediate, not the anchor) carries 1.2.840.113635.100.6.2.1 and is a CA.

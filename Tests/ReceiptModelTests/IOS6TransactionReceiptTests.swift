@@ -133,18 +133,13 @@ struct IOS6TransactionReceiptTests {
         #expect(receipt.environment == nil)
     }
 
-    /// Mutated copies of the real sample (deterministic generator) must decode or throw, never trap.
+    /// Mutated copies of the real sample (seeded generator) must decode or throw, never trap.
     @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
     func survivesMutatedInput() throws {
         let original = try IOS6TransactionReceipt(base64Encoded: Self.sampleBase64()[...])
         let text = Array(original.entries.map { "\"\($0.key)\" = \"\($0.value)\";" }.joined().utf8)
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next() -> Int {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return Int(truncatingIfNeeded: state >> 1)
-        }
+        var generator = SplitMix64(seed: 0x9E37_79B9_7F4A_7C15)
+        func next() -> Int { Int(truncatingIfNeeded: generator.next() >> 1) }
         for _ in 0..<2000 {
             var bytes = Array("{".utf8) + text + Array("}".utf8)
             for _ in 0..<(1 + next() % 4) {

@@ -77,3 +77,46 @@ struct FixtureVerificationTests {
         }
     }
 }
+
+@Suite("Hostile variations")
+struct HostileVariationTests {
+    /// The SHA-256 OID's DER (2.16.840.1.101.3.4.2.1) and SHA-224's (…2.4), which this verifier does not implement.
+    static let sha256OID: [UInt8] = [0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01]
+
+    @Test func unsupportedDigestIsInconclusiveNotGuessed() throws {
+        var bytes = try VerificationTestData.fixture("valid-sha256").bytes
+        var replaced = 0
+        var index = 0
+        while index + Self.sha256OID.count <= bytes.count {
+            if Array(bytes[index..<(index + Self.sha256OID.count)]) == Self.sha256OID {
+                bytes[index + Self.sha256OID.count - 1] = 0x04
+                replaced += 1
+            }
+            index += 1
+        }
+        try #require(replaced >= 1)
+        let verdict = try VerificationTestData.fixtureVerifier().verify(receiptBytes: bytes)
+        #expect(verdict.outcome == .inconclusive)
+        #expect(verdict.reason?.code == .signatureUnsupportedAlgorithm)
+    }
+
+    /// Random byte flips, insertions and deletions in a valid receipt: every call returns a verdict.
+    @Test func mutatedReceiptsAlwaysGetAVerdict() throws {
+        let original = try VerificationTestData.fixture("valid-sha256").bytes
+        let verifier = try VerificationTestData.fixtureVerifier()
+        var generator = SplitMix64(seed: 0xD1B5_4A32_D192_ED03)
+        func next() -> Int { Int(truncatingIfNeeded: generator.next() >> 1) }
+        var outcomes: [Verdict.Outcome: Int] = [:]
+        for _ in 0..<400 {
+            var bytes = original
+            let index = next() % bytes.count
+            switch next() % 3 {
+            case 0: bytes[index] ^= UInt8(truncatingIfNeeded: 1 + next() % 255)
+            case 1: bytes.remove(at: index)
+            default: bytes.insert(UInt8(truncatingIfNeeded: next()), at: index)
+            }
+            outcomes[verifier.verify(receiptBytes: bytes).outcome, default: 0] += 1
+        }
+        #expect(outcomes[.invalid, default: 0] > 300)
+    }
+}
