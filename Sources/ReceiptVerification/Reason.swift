@@ -92,6 +92,7 @@ public struct Reason: Sendable, Hashable, CustomStringConvertible {
     /// What was found, in words (e.g. "chain: leaf lacks receipt-signing marker OID 1.2.840.113635.100.6.11.1").
     public let message: String
 
+    /// A finding with its stable code and a message for people.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

@@ -17,6 +17,7 @@ public struct ReceiptPolicy: Sendable {
     /// When set, SHA-1(device id ‖ opaque value ‖ bundle id DER) must equal the receipt's attribute 5.
     public var deviceIdentifier: DeviceIdentifier?
 
+    /// A policy; every parameter defaults to "accept anything".
     public init(
         acceptedBundleIDs: Set<String>? = nil,
         acceptedEnvironments: Set<ReceiptEnvironment> = Set(ReceiptEnvironment.allCases),

@@ -11,6 +11,7 @@ extension ReceiptVerifier {
         /// The most verified chains remembered (Apple uses a handful of chains at a time).
         public var chainCacheCapacity: Int
 
+        /// Apple's pinned roots, validation at the receipt's creation date, no policy, 256 cached chains.
         public init(
             trustAnchors: TrustAnchors = TrustAnchors(), validationTime: ValidationTime = .receiptCreation,
             policy: ReceiptPolicy = ReceiptPolicy(), chainCacheCapacity: Int = 256

@@ -24,6 +24,7 @@ public final class ReceiptVerifier: Sendable {
     /// Apple's WWDR intermediate marker.
     static let intermediateMarker = "1.2.840.113635.100.6.2.1"
 
+    /// A verifier with its own chain cache; make one per configuration and share it.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         cache = VerifiedChainCache(capacity: configuration.chainCacheCapacity)

@@ -39,6 +39,7 @@ public struct Verdict: Sendable, CustomStringConvertible {
     /// `true` when ``outcome`` is `valid`.
     public var isValid: Bool { outcome == .valid }
 
+    /// A verdict; ``status`` is derived from the outcome and the deciding reason.
     public init(
         outcome: Outcome, reasons: [Reason], environment: ReceiptEnvironment?, validationTime: ValidationTime,
         validationInstant: ReceiptDate?, chain: [String]
