@@ -1,4 +1,5 @@
 import ReceiptModel
+import ReceiptRemote
 import ReceiptVerification
 
 /// The outcome for one input, rendered as text or as one JSON line.
@@ -7,9 +8,31 @@ struct ReceiptReport {
     let result: Result<ReceiptInput, ReceiptError>
     /// The verifier's verdict; `nil` with `--decode-only`.
     let verdict: Verdict?
+    /// The combined local + remote result, when remote is on.
+    let fallback: FallbackResult?
+
+    /// The outcome that counts: the combined one when remote is on, else the local verdict's.
+    var outcome: Verdict.Outcome? { fallback?.outcome ?? verdict?.outcome }
+
+    /// Verifies locally, then asks Apple when the fallback table says so.
+    init(source: InputSource, fallback: FallbackVerifier, request: FallbackRequest) async {
+        name = source.name
+        let bytes = Result { () throws(ReceiptError) in try source.read() }
+        result = bytes.flatMap { bytes in Result { () throws(ReceiptError) in try ReceiptInput(bytes: bytes) } }
+        switch bytes {
+        case .success(let bytes):
+            let combined = await fallback.verify(bytes, request: request)
+            self.fallback = combined
+            verdict = combined.localVerdict
+        case .failure(let error):
+            self.fallback = nil
+            verdict = Self.malformedVerdict(error, validationTime: fallback.verifier.configuration.validationTime)
+        }
+    }
 
     init(source: InputSource, verifier: ReceiptVerifier?) {
         name = source.name
+        fallback = nil
         result = Result { () throws(ReceiptError) in try ReceiptInput(bytes: source.read()) }
         guard let verifier else {
             verdict = nil
@@ -19,11 +42,15 @@ struct ReceiptReport {
         case .success(.appReceipt(let receipt)): verdict = verifier.verify(receipt)
         case .success(.iOS6(let receipt)): verdict = verifier.verify(receipt)
         case .failure(let error):
-            // Undecodable bytes are provably not a receipt Apple signed: verifyReceipt's 21002.
-            verdict = Verdict(
-                outcome: .invalid, reasons: [Reason(.receiptMalformed, "receipt: cannot be decoded (\(error.code)): \(error.reason)")],
-                environment: nil, validationTime: verifier.configuration.validationTime, validationInstant: nil, chain: [])
+            verdict = Self.malformedVerdict(error, validationTime: verifier.configuration.validationTime)
         }
+    }
+
+    /// Undecodable bytes are provably not a receipt Apple signed: verifyReceipt's 21002.
+    static func malformedVerdict(_ error: ReceiptError, validationTime: ValidationTime) -> Verdict {
+        Verdict(
+            outcome: .invalid, reasons: [Reason(.receiptMalformed, "receipt: cannot be decoded (\(error.code)): \(error.reason)")],
+            environment: nil, validationTime: validationTime, validationInstant: nil, chain: [])
     }
 
     var failed: Bool {
@@ -39,7 +66,11 @@ struct ReceiptReport {
         var writer = JSONWriter()
         writer.beginObject()
         writer.field("file", name)
-        if let verdict { Self.write(verdict, to: &writer) }
+        if let fallback {
+            Self.write(fallback, to: &writer)
+        } else if let verdict {
+            Self.write(verdict, to: &writer)
+        }
         switch result {
         case .success(.appReceipt(let receipt)):
             writer.field("kind", "app_receipt")
@@ -78,6 +109,34 @@ struct ReceiptReport {
         writer.endArray()
     }
 
+    /// The combined result: the verdict's keys with the combined outcome, reasons and status, then
+    /// `decided_by`, `remote_status` (when Apple answered), `remote_error` (when it did not) and `local_verdict`.
+    static func write(_ result: FallbackResult, to writer: inout JSONWriter) {
+        let verdict = result.localVerdict
+        writer.field("verdict", result.outcome.rawValue)
+        writer.key("reasons")
+        writer.beginArray()
+        for reason in result.reasons {
+            writer.beginObject()
+            writer.field("code", reason.code.description)
+            writer.field("message", reason.message)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.field("status", Int64(result.status))
+        if let environment = result.environment { writer.field("environment", environment) }
+        writer.field("validation_time", verdict.validationTime.name)
+        if let instant = verdict.validationInstant { writer.field("validated_at", instant.description) }
+        writer.key("chain")
+        writer.beginArray()
+        for subject in verdict.chain { writer.string(subject) }
+        writer.endArray()
+        writer.field("decided_by", result.decidedBy.rawValue)
+        if let response = result.remoteResponse { writer.field("remote_status", Int64(response.status)) }
+        if let error = result.remoteError { writer.field("remote_error", error.code.description) }
+        writer.field("local_verdict", verdict.outcome.rawValue)
+    }
+
     static func write(_ error: ReceiptError, to writer: inout JSONWriter) {
         writer.beginObject()
         writer.field("code", error.code.description)
@@ -100,6 +159,15 @@ struct ReceiptReport {
     /// A few aligned lines per receipt, then a blank line.
     var text: String {
         var lines = [name]
+        if let fallback {
+            var line = fallback.outcome.rawValue.uppercased() + "  status \(fallback.status)  decided \(fallback.decidedBy)"
+            if let response = fallback.remoteResponse { line += "  (Apple status \(response.status))" }
+            if let error = fallback.remoteError { line += "  (Apple: \(error.code))" }
+            lines.append(Self.row("combined", line))
+            for reason in fallback.reasons where reason.code.localCode == nil {
+                lines.append(Self.row("remote", "\(reason.code)  \(reason.message)"))
+            }
+        }
         if let verdict {
             var line = verdict.outcome.rawValue.uppercased() + "  status \(verdict.status)"
             if let environment = verdict.environment { line += "  \(environment)" }

@@ -1,11 +1,14 @@
 import ArgumentParser
 import Foundation
 import ReceiptModel
+import ReceiptRemote
 import ReceiptVerification
 
 /// `verify-local`: decodes (and verifies) App Store receipts from files, folders or standard input.
+// The availability makes ArgumentParser pick the asynchronous entry point on every platform.
+@available(macOS 10.15, *)
 @main
-struct VerifyLocal: ParsableCommand {
+struct VerifyLocal: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify-local",
         abstract: "Decode and verify App Store receipts locally, without calling Apple.",
@@ -17,6 +20,12 @@ struct VerifyLocal: ParsableCommand {
             Receipts are verified by default: the signature, the certificate chain to a trusted root
             (Apple Root CA is pinned; --root/--roots add others) at the validation time, Apple's marker
             extensions, and the policy flags. --decode-only skips verification.
+
+            Remote fallback (off by default): with --remote (Apple's endpoints) or --remote-url /
+            --remote-sandbox-url (e.g. apple-standin's), receipts whose local verdict is inconclusive
+            (iOS 6 receipts, unsupported algorithms, no validation time) are sent to verifyReceipt;
+            valid and invalid verdicts never are. Each result says whether it was decided locally or
+            remotely. The shared secret comes from --password or $RECEIPT_SHARED_SECRET.
 
             Exit status: 0 when every input is valid (with --decode-only: decoded), 1 when any is
             invalid or undecodable, 2 when none is invalid but some are inconclusive, 64 for a usage
@@ -40,18 +49,29 @@ struct VerifyLocal: ParsableCommand {
     @OptionGroup(title: "Verification")
     var verification: VerificationOptions
 
+    @OptionGroup(title: "Remote fallback")
+    var remote: RemoteOptions
+
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one file, folder or -") }
+        if decodeOnly && remote.isEnabled { throw ValidationError("--decode-only and the remote flags exclude each other") }
     }
 
-    func run() throws {
+    func run() async throws {
         let sources = try InputSource.expand(inputs)
         let verifier = decodeOnly ? nil : try verification.makeVerifier(now: ReceiptDate.currentInstant)
+        let fallback = try verifier.flatMap { try remote.makeFallbackVerifier(verifier: $0) }
         var anyInvalid = false
         var anyInconclusive = false
         for source in sources {
-            let report = ReceiptReport(source: source, verifier: verifier)
-            switch report.verdict?.outcome {
+            let report: ReceiptReport
+            if let fallback {
+                report = await ReceiptReport(
+                    source: source, fallback: fallback, request: remote.request(now: ReceiptDate.currentInstant))
+            } else {
+                report = ReceiptReport(source: source, verifier: verifier)
+            }
+            switch report.outcome {
             case .invalid: anyInvalid = true
             case .inconclusive: anyInconclusive = true
             case .valid: break

@@ -25,10 +25,14 @@ struct CommandRunner {
         executable = SharedTestData.executable(name)
     }
 
-    func run(_ arguments: [String], standardInput: Data? = nil) throws -> Outcome {
+    /// - Parameter environment: variables added to (or replacing) the test runner's own.
+    func run(_ arguments: [String], standardInput: Data? = nil, environment: [String: String] = [:]) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ReceiptModel
+import ReceiptRemote
+import ReceiptVerification
+
+/// The remote-fallback flags of `verify-local`: Apple's verifyReceipt (or a stand-in) for receipts the
+/// local check cannot decide.
+struct RemoteOptions: ParsableArguments {
+    @Flag(help: "Ask Apple's verifyReceipt when the local verdict is inconclusive (off by default).")
+    var remote = false
+
+    @Option(name: .customLong("remote-url"), help: ArgumentHelp("The production verifyReceipt URL (implies --remote).", valueName: "url"))
+    var productionURL: String?
+
+    @Option(name: .customLong("remote-sandbox-url"), help: ArgumentHelp("The sandbox verifyReceipt URL (implies --remote).", valueName: "url"))
+    var sandboxURL: String?
+
+    @Option(help: ArgumentHelp("The app's shared secret, sent to Apple as password; default: $RECEIPT_SHARED_SECRET. Never printed.", valueName: "secret"))
+    var password: String?
+
+    @Option(name: .customLong("remote-timeout"), help: ArgumentHelp("Seconds one verifyReceipt attempt may take.", valueName: "seconds"))
+    var attemptTimeout: Double = 10
+
+    @Option(name: .customLong("remote-deadline"), help: ArgumentHelp("Seconds a whole remote call may take, retries included.", valueName: "seconds"))
+    var deadline: Double = 30
+
+    @Flag(help: "With a shared secret: ask Apple about subscriptions whose newest expiry in the receipt is already past.")
+    var currentSubscription = false
+
+    /// The environment variable read when --password is absent.
+    static let sharedSecretVariable = "RECEIPT_SHARED_SECRET"
+
+    var isEnabled: Bool { remote || productionURL != nil || sandboxURL != nil }
+
+    func validate() throws {
+        guard attemptTimeout > 0, attemptTimeout.isFinite else { throw ValidationError("--remote-timeout takes a positive number of seconds") }
+        guard deadline > 0, deadline.isFinite else { throw ValidationError("--remote-deadline takes a positive number of seconds") }
+    }
+
+    /// The shared secret from --password or the environment; never shown.
+    var sharedSecret: String? {
+        if let password, !password.isEmpty { return password }
+        let value = ProcessInfo.processInfo.environment[Self.sharedSecretVariable]
+        return value?.isEmpty == false ? value : nil
+    }
+
+    /// The fallback verifier, or `nil` when remote is off.
+    func makeFallbackVerifier(verifier: ReceiptVerifier) throws -> FallbackVerifier? {
+        guard isEnabled else { return nil }
+        var configuration = VerifyReceiptClient.Configuration(
+            attemptTimeout: .milliseconds(Int64(attemptTimeout * 1000)), deadline: .milliseconds(Int64(deadline * 1000)))
+        if let productionURL { configuration.productionURL = productionURL }
+        if let sandboxURL { configuration.sandboxURL = sandboxURL }
+        var logger = Logger(label: "verify-local.remote")
+        logger.logLevel = .error
+        do {
+            let client = try VerifyReceiptClient(configuration: configuration, logger: logger)
+            return FallbackVerifier(verifier: verifier, remote: client, logger: logger)
+        } catch {
+            throw ValidationError("\(error.reason)")
+        }
+    }
+
+    /// The per-receipt request; "now" is read here, in the command, for --current-subscription.
+    func request(now: () -> ReceiptDate) -> FallbackRequest {
+        FallbackRequest(password: sharedSecret, subscriptionStateAt: currentSubscription ? now() : nil)
+    }
+}
