@@ -7,6 +7,8 @@ import ReceiptVerification
 
 /// `apple-standin`: Apple's verifyReceipt endpoints on loopback, for trying the remote fallback by hand
 /// and for end-to-end tests of `verify-local --remote-url`.
+// The availability makes ArgumentParser pick the asynchronous entry point on every platform.
+@available(macOS 10.15, *)
 @main
 struct AppleStandInCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
