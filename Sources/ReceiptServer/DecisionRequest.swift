@@ -1,3 +1,4 @@
+public import ReceiptModel
 public import ReceiptVerification
 
 /// Everything a ``ReceiptDecider`` is told about one request: the receipt as the client sent it and
@@ -15,11 +16,14 @@ public struct DecisionRequest: Sendable {
     public var validationTime: ValidationTime
     /// `false` forbids asking Apple for this request, whatever the server's configuration.
     public var allowsRemote: Bool
+    /// "Now", when the client asked for subscription state (it sent a shared secret): a remote fallback
+    /// asks Apple for renewals when the receipt's newest expiry is before it. `nil`: the receipt alone.
+    public var subscriptionStateAt: ReceiptDate?
 
     public init(
         receiptData: [UInt8], password: String? = nil, excludeOldTransactions: Bool = false,
         endpoint: AppleEndpoint = .production, validationTime: ValidationTime = .receiptCreation,
-        allowsRemote: Bool = true
+        allowsRemote: Bool = true, subscriptionStateAt: ReceiptDate? = nil
     ) {
         self.receiptData = receiptData
         self.password = password
@@ -27,5 +31,6 @@ public struct DecisionRequest: Sendable {
         self.endpoint = endpoint
         self.validationTime = validationTime
         self.allowsRemote = allowsRemote
+        self.subscriptionStateAt = subscriptionStateAt
     }
 }

@@ -113,58 +113,56 @@ public struct ReceiptRoutes: Sendable {
             return refuse(ServerError(.overloaded, "more than \(limiter.limit) requests in flight"), status: 21005, httpStatus: 503)
         }
         let now = configuration.clock()
+        let secret = password ?? configuration.sharedSecret
         let decision = await decider.decide(
             DecisionRequest(
-                receiptData: receiptData, password: password ?? configuration.sharedSecret,
-                excludeOldTransactions: excludeOld, endpoint: endpoint, validationTime: validationTime(now: now)))
+                receiptData: receiptData, password: secret, excludeOldTransactions: excludeOld, endpoint: endpoint,
+                validationTime: validationTime(now: now), subscriptionStateAt: password == nil ? nil : now))
         limiter.release()
 
-        record.outcome = decision.verdict.outcome
+        record.outcome = decision.outcome
         record.decidedBy = decision.decidedBy
-        record.remoteCall = decision.remote.map { String($0.status) } ?? (decision.remoteFailed ? "error" : nil)
+        record.remoteCall = decision.remoteCall
 
         var headers: HTTPFields = [.contentType: "application/json"]
         headers[Self.decidedByHeader] = decision.decidedBy.rawValue
-        if let reason = decision.verdict.reason { headers[Self.reasonHeader] = reason.code.description }
+        if let reason = decision.reasons.first { headers[Self.reasonHeader] = reason.code }
 
-        let status: Int
+        let status = environmentStatus(decision.status, environment: decision.environment, endpoint: endpoint)
         let responseBody: [UInt8]
-        if let remote = decision.remote {
+        if status != decision.status {
+            responseBody = VerifyReceiptResponse.status(status)
+        } else if let remote = decision.remote, remote.status == status {
             // Apple decided: its answer is passed through unchanged.
-            status = remote.status
             responseBody = remote.body
+        } else if status == 0, case .success(.appReceipt(let receipt)) = decision.input {
+            let latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: excludeOld)
+            responseBody = VerifyReceiptResponse.valid(
+                payload: receipt.payload, environment: decision.environment ?? "Production",
+                requestDate: now, latestReceiptInfo: latest.isEmpty ? nil : latest,
+                // Apple returns latest_receipt for subscription receipts when given the shared secret.
+                latestReceipt: (password != nil && !latest.isEmpty) ? receiptData : nil)
         } else {
-            status = environmentStatus(decision.verdict, endpoint: endpoint)
-            if status == 0, case .success(.appReceipt(let receipt)) = decision.input {
-                let latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: excludeOld)
-                responseBody = VerifyReceiptResponse.valid(
-                    payload: receipt.payload, environment: decision.verdict.environment?.rawValue ?? "Production",
-                    requestDate: now, latestReceiptInfo: latest.isEmpty ? nil : latest,
-                    // Apple returns latest_receipt for subscription receipts when given the shared secret.
-                    latestReceipt: (password != nil && !latest.isEmpty) ? receiptData : nil)
-            } else {
-                responseBody = VerifyReceiptResponse.status(status == 0 ? 21003 : status)
-            }
+            // A local status 0 is only ever an app receipt; anything else cannot be vouched for here.
+            responseBody = VerifyReceiptResponse.status(status == 0 ? 21003 : status)
         }
         record.appleStatus = status
         logger.debug(
             "answered",
             metadata: [
-                "endpoint": "\(endpoint.path)", "status": "\(status)", "outcome": "\(decision.verdict.outcome)",
-                "decided_by": "\(decision.decidedBy)", "reason": "\(decision.verdict.reason?.code.description ?? "-")",
+                "endpoint": "\(endpoint.path)", "status": "\(status)", "outcome": "\(decision.outcome)",
+                "decided_by": "\(decision.decidedBy)", "reason": "\(decision.reasons.first?.code ?? "-")",
             ])
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: responseBody)))
     }
 
     /// 21007 for a sandbox (or Xcode) receipt on the production endpoint, 21008 for a production one on
     /// the sandbox endpoint, as Apple answers; otherwise the verdict's status.
-    func environmentStatus(_ verdict: Verdict, endpoint: AppleEndpoint) -> Int {
-        guard verdict.status == 0, !configuration.acceptsAnyEnvironment, let environment = verdict.environment else {
-            return verdict.status
-        }
+    func environmentStatus(_ status: Int, environment: String?, endpoint: AppleEndpoint) -> Int {
+        guard status == 0, !configuration.acceptsAnyEnvironment, let environment else { return status }
         switch (endpoint, environment) {
-        case (.production, .sandbox), (.production, .xcode): return 21007
-        case (.sandbox, .production): return 21008
+        case (.production, "Sandbox"), (.production, "Xcode"): return 21007
+        case (.sandbox, "Production"): return 21008
         default: return 0
         }
     }
@@ -243,22 +241,22 @@ public struct ReceiptRoutes: Sendable {
             DecisionRequest(
                 receiptData: receiptData, password: options.password ?? configuration.sharedSecret,
                 excludeOldTransactions: options.excludeOldTransactions, endpoint: .production, validationTime: time,
-                allowsRemote: options.allowsRemote))
+                allowsRemote: options.allowsRemote, subscriptionStateAt: options.password == nil ? nil : now))
         limiter.release()
         // Text that is not base64 is a transport mistake (HTTP 400), not a verdict about a receipt.
         if !isRaw, decision.remote == nil, case .failure(let error) = decision.input, error.code == .invalidBase64 {
             return refuse(ServerError(.invalidBase64, "receipt_data is not base64 text"))
         }
 
-        record.outcome = decision.verdict.outcome
+        record.outcome = decision.outcome
         record.decidedBy = decision.decidedBy
-        record.remoteCall = decision.remote.map { String($0.status) } ?? (decision.remoteFailed ? "error" : nil)
+        record.remoteCall = decision.remoteCall
         record.appleStatus = decision.status
         logger.debug(
             "answered",
             metadata: [
-                "endpoint": "/v1/verify", "status": "\(decision.status)", "outcome": "\(decision.verdict.outcome)",
-                "decided_by": "\(decision.decidedBy)", "reason": "\(decision.verdict.reason?.code.description ?? "-")",
+                "endpoint": "/v1/verify", "status": "\(decision.status)", "outcome": "\(decision.outcome)",
+                "decided_by": "\(decision.decidedBy)", "reason": "\(decision.reasons.first?.code ?? "-")",
             ])
         let body = VerifyResponse.render(
             decision, status: decision.status, requestDate: now, excludeOldTransactions: options.excludeOldTransactions)

@@ -24,10 +24,10 @@ public enum VerifyResponse {
         let verdict = decision.verdict
         var writer = JSONWriter(capacity: 4096)
         writer.beginObject()
-        writer.field("verdict", verdict.outcome.rawValue)
+        writer.field("verdict", decision.outcome.rawValue)
         writer.field("status", Int64(status))
         writer.field("decided_by", decision.decidedBy.rawValue)
-        if let environment = decision.remote?.environment ?? verdict.environment?.rawValue {
+        if let environment = decision.environment {
             writer.field("environment", environment)
         }
         writer.field("validation_time", verdict.validationTime.name)
@@ -39,9 +39,9 @@ public enum VerifyResponse {
         writer.field("request_date_ms", String(requestDate.millisecondsSince1970))
         writer.key("reasons")
         writer.beginArray()
-        for reason in verdict.reasons {
+        for reason in decision.reasons {
             writer.beginObject()
-            writer.field("code", reason.code.description)
+            writer.field("code", reason.code)
             writer.field("message", reason.message)
             writer.endObject()
         }

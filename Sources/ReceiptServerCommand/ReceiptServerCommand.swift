@@ -44,6 +44,18 @@ struct ReceiptServerCommand: AsyncParsableCommand {
     @Flag(help: "Answer both endpoints for receipts of any environment instead of 21007/21008 [RECEIPT_SERVER_ACCEPT_ANY_ENVIRONMENT=1].")
     var acceptAnyEnvironment = false
 
+    @Flag(help: "Ask Apple's verifyReceipt when a receipt cannot be decided locally, or for renewals when a shared secret is sent [RECEIPT_SERVER_REMOTE_FALLBACK=1]. Default off.")
+    var remoteFallback = false
+
+    @Option(name: .customLong("apple-production-url"), help: ArgumentHelp("Apple's production verifyReceipt URL [RECEIPT_SERVER_APPLE_PRODUCTION_URL].", valueName: "url"))
+    var appleProductionURL: String?
+
+    @Option(name: .customLong("apple-sandbox-url"), help: ArgumentHelp("Apple's sandbox verifyReceipt URL [RECEIPT_SERVER_APPLE_SANDBOX_URL].", valueName: "url"))
+    var appleSandboxURL: String?
+
+    @Option(name: .customLong("remote-deadline"), help: ArgumentHelp("Seconds one remote verification may take, retries included [RECEIPT_SERVER_REMOTE_DEADLINE]. Default 30.", valueName: "seconds"))
+    var remoteDeadline: Double?
+
     @Option(name: .customLong("max-body-size"), help: ArgumentHelp("Largest request body in bytes [RECEIPT_SERVER_MAX_BODY_SIZE]. Default 1048576.", valueName: "bytes"))
     var maximumBodySize: Int?
 
@@ -129,13 +141,34 @@ struct ReceiptServerCommand: AsyncParsableCommand {
 
         let verifier = ReceiptVerifier(
             configuration: .init(trustAnchors: anchors, validationTime: .receiptCreation, policy: policy))
-        let decider: any ReceiptDecider = LocalDecider(verifier: verifier)
+        let remoteOn = remoteFallback || envFlag("RECEIPT_SERVER_REMOTE_FALLBACK")
+        let decider: any ReceiptDecider
+        var remoteDescription = "off"
+        if remoteOn {
+            let fallback: FallbackDecider
+            let deadline = Duration.milliseconds(
+                Int64(try number(remoteDeadline, "RECEIPT_SERVER_REMOTE_DEADLINE", default: 30) * 1000))
+            do throws(ServerError) {
+                fallback = try FallbackDecider.apple(
+                    verifier: verifier,
+                    productionURL: appleProductionURL ?? env("RECEIPT_SERVER_APPLE_PRODUCTION_URL"),
+                    sandboxURL: appleSandboxURL ?? env("RECEIPT_SERVER_APPLE_SANDBOX_URL"),
+                    deadline: deadline, logger: logger)
+            } catch {
+                throw ValidationError(error.reason)
+            }
+            decider = fallback
+            let urls = fallback.remoteURLs
+            remoteDescription = "on (production \(urls?.production ?? "?"), sandbox \(urls?.sandbox ?? "?"))"
+        } else {
+            decider = LocalDecider(verifier: verifier)
+        }
         logger.info(
             "starting",
             metadata: [
                 "configuration": "\(configuration)", "extra_roots": "\(anchors.additionalRoots.count)",
                 "allow_xcode": "\(anchors.allowsXcodeStoreKitTesting)", "bundle_ids": "\(bundles)",
-                "environments": "\(environments)", "remote_fallback": "off",
+                "environments": "\(environments)", "remote_fallback": "\(remoteDescription)",
             ])
         try await ReceiptService(configuration: configuration, decider: decider, logger: logger).run()
         logger.info("stopped")
