@@ -27,7 +27,8 @@ extension AppleStandIn {
             case (.sandbox?, .sandbox), (.production?, .production): break
             case (.xcode?, _), (nil, _): return Self.statusOnly(21003, request.endpoint)
             }
-            return render(receipt.payload, environment: environment ?? .production, receiptData: receiptData,
+            return render(
+                receipt.payload, environment: environment ?? .production, receiptData: receiptData,
                 withLatest: withLatest, excludeOld: request.excludeOldTransactions == true, now: now)
         case .iOS6(let receipt):
             let sandbox = receipt.environment == "Sandbox"
@@ -67,8 +68,9 @@ extension AppleStandIn {
                 var newest: [String: InAppPurchase] = [:]
                 for purchase in subscriptions {
                     let key = purchase.originalTransactionID ?? purchase.transactionID ?? ""
-                    if let current = newest[key], (current.expiresDate ?? .init(millisecondsSince1970: 0))
-                        >= (purchase.expiresDate ?? .init(millisecondsSince1970: 0))
+                    if let current = newest[key],
+                        (current.expiresDate ?? .init(millisecondsSince1970: 0))
+                            >= (purchase.expiresDate ?? .init(millisecondsSince1970: 0))
                     {
                         continue
                     }
@@ -78,7 +80,10 @@ extension AppleStandIn {
             }
             writer.key("latest_receipt_info")
             writer.beginArray()
-            for purchase in latest.sorted(by: { ($0.purchaseDate ?? .init(millisecondsSince1970: 0)) > ($1.purchaseDate ?? .init(millisecondsSince1970: 0)) }) {
+            for purchase in latest.sorted(by: {
+                ($0.purchaseDate ?? .init(millisecondsSince1970: 0))
+                    > ($1.purchaseDate ?? .init(millisecondsSince1970: 0))
+            }) {
                 AppleReceiptJSON.write(purchase, to: &writer)
             }
             if let renewedUntil = configuration.renewedUntil {

@@ -37,13 +37,20 @@ struct AppleStandInCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Behaviours of the sandbox endpoint, in order.", valueName: "list"))
     var sandboxScript: String?
 
-    @Option(name: .customLong("root"), help: ArgumentHelp("Check signatures against this root too (21003 when a receipt is proven false); repeatable.", valueName: "file"))
+    @Option(
+        name: .customLong("root"),
+        help: ArgumentHelp(
+            "Check signatures against this root too (21003 when a receipt is proven false); repeatable.",
+            valueName: "file"))
     var roots: [String] = []
 
     @Flag(help: "Check signatures (with Apple's pinned roots and --root) and answer 21003 for receipts proven false.")
     var verify = false
 
-    @Option(help: ArgumentHelp("Answer 21004 to any other password (read from APPLE_STANDIN_SHARED_SECRET when absent).", valueName: "secret"))
+    @Option(
+        help: ArgumentHelp(
+            "Answer 21004 to any other password (read from APPLE_STANDIN_SHARED_SECRET when absent).",
+            valueName: "secret"))
     var sharedSecret: String?
 
     func run() async throws {
@@ -84,4 +91,3 @@ struct AppleStandInCommand: AsyncParsableCommand {
         }
     }
 }
-

@@ -91,7 +91,9 @@ public final class CircuitBreaker: Sendable {
         state.withLock { state in
             switch state {
             case .closed(let failures):
-                state = failures + 1 >= threshold ? .open(until: now + coolDown) : .closed(consecutiveFailures: failures + 1)
+                state =
+                    failures + 1 >= threshold
+                    ? .open(until: now + coolDown) : .closed(consecutiveFailures: failures + 1)
             case .halfOpen, .open:
                 state = .open(until: now + coolDown)
             }

@@ -28,7 +28,10 @@ public final class FallbackVerifier: Sendable {
     ///   - verifier: decides locally.
     ///   - remote: asked only as the decision table says; `nil` turns remote off.
     ///   - logger: receives one debug line per remote decision; never the receipt or the secret.
-    public init(verifier: ReceiptVerifier, remote: VerifyReceiptClient? = nil, logger: Logger = Logger(label: "receipt-fallback")) {
+    public init(
+        verifier: ReceiptVerifier, remote: VerifyReceiptClient? = nil,
+        logger: Logger = Logger(label: "receipt-fallback")
+    ) {
         self.verifier = verifier
         self.remote = remote
         self.logger = logger
@@ -50,7 +53,8 @@ public final class FallbackVerifier: Sendable {
             return Self.local(verdict, decoded: decoded, trigger: trigger)
         }
         let remoteRequest = VerifyReceiptRequest(
-            receiptBytes: receiptBytes, password: request.password, excludeOldTransactions: request.excludeOldTransactions,
+            receiptBytes: receiptBytes, password: request.password,
+            excludeOldTransactions: request.excludeOldTransactions,
             startEnvironment: request.startEnvironment)
         let result: FallbackResult
         do {
@@ -115,7 +119,8 @@ public final class FallbackVerifier: Sendable {
 
     static func local(_ verdict: Verdict, decoded: ReceiptInput?, trigger: FallbackTrigger? = nil) -> FallbackResult {
         FallbackResult(
-            outcome: verdict.outcome, decidedBy: .local, status: verdict.status, reasons: verdict.reasons.map(FallbackReason.init),
+            outcome: verdict.outcome, decidedBy: .local, status: verdict.status,
+            reasons: verdict.reasons.map(FallbackReason.init),
             localVerdict: verdict, decoded: decoded, trigger: trigger, remoteResponse: nil, remoteError: nil)
     }
 
@@ -128,7 +133,9 @@ public final class FallbackVerifier: Sendable {
         var reasons = [FallbackReason(error)]
         if case .subscriptionExpiredInReceipt(let expiry) = trigger {
             reasons.append(
-                FallbackReason(.subscriptionExpiredInReceipt, "the receipt's newest expiry \(expiry) is before the instant asked about"))
+                FallbackReason(
+                    .subscriptionExpiredInReceipt,
+                    "the receipt's newest expiry \(expiry) is before the instant asked about"))
         }
         reasons += verdict.reasons.map(FallbackReason.init)
         // An inconclusive receipt that Apple could not settle: "temporarily unable", try again later.
@@ -161,10 +168,12 @@ public final class FallbackVerifier: Sendable {
             guard response.receipt != nil else {
                 let reason = FallbackReason(
                     Code(RemoteError.Code.malformedResponse), "Apple answered \(response.status) without a `receipt`")
-                return result(verdict.outcome, .local, status: refreshing ? verdict.status : 21005, [reason] + localReasons)
+                return result(
+                    verdict.outcome, .local, status: refreshing ? verdict.status : 21005, [reason] + localReasons)
             }
             if let mismatch = Self.bundleMismatch(decoded: decoded, response: response) {
-                return result(verdict.outcome, .local, status: refreshing ? verdict.status : 21005, [mismatch] + localReasons)
+                return result(
+                    verdict.outcome, .local, status: refreshing ? verdict.status : 21005, [mismatch] + localReasons)
             }
             let policy = request.policy ?? verifier.configuration.policy
             let policyReasons = Self.policyReasons(policy, response: response)
@@ -173,11 +182,15 @@ public final class FallbackVerifier: Sendable {
             }
             let notes =
                 response.status == 21006
-                ? [FallbackReason(.subscriptionExpired, "Apple: the receipt is genuine; its subscription has expired (21006)")]
+                ? [
+                    FallbackReason(
+                        .subscriptionExpired, "Apple: the receipt is genuine; its subscription has expired (21006)")
+                ]
                 : []
             return result(.valid, .remote, status: response.status, notes)
         case 21003, 21010:
-            let reason = FallbackReason(.rejected, "Apple answered \(response.status): the receipt is not authenticated")
+            let reason = FallbackReason(
+                .rejected, "Apple answered \(response.status): the receipt is not authenticated")
             if refreshing { return result(verdict.outcome, .local, status: verdict.status, [reason] + localReasons) }
             return result(.invalid, .remote, status: response.status, [reason] + localReasons)
         case 21004:
@@ -212,13 +225,15 @@ public final class FallbackVerifier: Sendable {
         if let accepted = policy.acceptedBundleIDs, !accepted.contains(response.bundleID ?? "") {
             reasons.append(
                 FallbackReason(
-                    Reason(.policyBundleIDRejected, "policy: bundle id \(response.bundleID ?? "(none)") is not accepted")))
+                    Reason(
+                        .policyBundleIDRejected, "policy: bundle id \(response.bundleID ?? "(none)") is not accepted")))
         }
         if let name = response.environment, let environment = ReceiptEnvironment(rawValue: name),
             !policy.acceptedEnvironments.contains(environment)
         {
             reasons.append(
-                FallbackReason(Reason(.policyEnvironmentRejected, "policy: environment \(environment) is not accepted")))
+                FallbackReason(Reason(.policyEnvironmentRejected, "policy: environment \(environment) is not accepted"))
+            )
         }
         return reasons
     }

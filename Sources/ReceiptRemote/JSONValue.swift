@@ -82,7 +82,10 @@ public indirect enum JSONValue: Sendable, Hashable {
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"): output += [UInt8(ascii: "\\"), byte]
-            case 0..<0x20: output += [UInt8(ascii: "\\"), UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            case 0..<0x20:
+                output += [
+                    UInt8(ascii: "\\"), UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)],
+                ]
             default: output.append(byte)
             }
         }

@@ -77,7 +77,8 @@ public final class VerifyReceiptClient: Sendable {
     /// - Throws: ``RemoteError`` `remote.invalid_configuration` when a URL is not absolute http(s).
     public init(
         configuration: Configuration = Configuration(), httpClient: HTTPClient = .shared,
-        clock: any RemoteClock = SystemRemoteClock(), random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        clock: any RemoteClock = SystemRemoteClock(),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         logger: Logger = Logger(label: "receipt-remote")
     ) throws(RemoteError) {
         for url in [configuration.productionURL, configuration.sandboxURL] {
@@ -128,7 +129,8 @@ public final class VerifyReceiptClient: Sendable {
             guard let permit = circuitBreaker.acquire() else {
                 logger.debug("verifyReceipt refused: circuit open", metadata: ["environment": "\(environment)"])
                 throw RemoteError(
-                    .circuitOpen, "the circuit breaker is open after repeated failures", lastStatus: lastFailure?.lastStatus,
+                    .circuitOpen, "the circuit breaker is open after repeated failures",
+                    lastStatus: lastFailure?.lastStatus,
                     attempts: attempts)
             }
             attempts += 1
@@ -142,13 +144,15 @@ public final class VerifyReceiptClient: Sendable {
             switch outcome {
             case .success(let response):
                 attemptLogger.debug("verifyReceipt answered", metadata: ["status": "\(response.status)"])
-                let wrongEnvironment = (response.status == 21007 && environment == .production)
+                let wrongEnvironment =
+                    (response.status == 21007 && environment == .production)
                     || (response.status == 21008 && environment == .sandbox)
                 if response.status == 21007 || response.status == 21008 {
                     circuitBreaker.recordSuccess()
                     guard wrongEnvironment, !hopped else {
                         throw RemoteError(
-                            .environmentLoop, "status \(response.status) from \(environment) after the other endpoint redirected",
+                            .environmentLoop,
+                            "status \(response.status) from \(environment) after the other endpoint redirected",
                             lastStatus: response.status, attempts: attempts)
                     }
                     hopped = true

@@ -11,22 +11,34 @@ struct RemoteOptions: ParsableArguments {
     @Flag(help: "Ask Apple's verifyReceipt when the local verdict is inconclusive (off by default).")
     var remote = false
 
-    @Option(name: .customLong("remote-url"), help: ArgumentHelp("The production verifyReceipt URL (implies --remote).", valueName: "url"))
+    @Option(
+        name: .customLong("remote-url"),
+        help: ArgumentHelp("The production verifyReceipt URL (implies --remote).", valueName: "url"))
     var productionURL: String?
 
-    @Option(name: .customLong("remote-sandbox-url"), help: ArgumentHelp("The sandbox verifyReceipt URL (implies --remote).", valueName: "url"))
+    @Option(
+        name: .customLong("remote-sandbox-url"),
+        help: ArgumentHelp("The sandbox verifyReceipt URL (implies --remote).", valueName: "url"))
     var sandboxURL: String?
 
-    @Option(help: ArgumentHelp("The app's shared secret, sent to Apple as password; default: $RECEIPT_SHARED_SECRET. Never printed.", valueName: "secret"))
+    @Option(
+        help: ArgumentHelp(
+            "The app's shared secret, sent to Apple as password; default: $RECEIPT_SHARED_SECRET. Never printed.",
+            valueName: "secret"))
     var password: String?
 
-    @Option(name: .customLong("remote-timeout"), help: ArgumentHelp("Seconds one verifyReceipt attempt may take.", valueName: "seconds"))
+    @Option(
+        name: .customLong("remote-timeout"),
+        help: ArgumentHelp("Seconds one verifyReceipt attempt may take.", valueName: "seconds"))
     var attemptTimeout: Double = 10
 
-    @Option(name: .customLong("remote-deadline"), help: ArgumentHelp("Seconds a whole remote call may take, retries included.", valueName: "seconds"))
+    @Option(
+        name: .customLong("remote-deadline"),
+        help: ArgumentHelp("Seconds a whole remote call may take, retries included.", valueName: "seconds"))
     var deadline: Double = 30
 
-    @Flag(help: "With a shared secret: ask Apple about subscriptions whose newest expiry in the receipt is already past.")
+    @Flag(
+        help: "With a shared secret: ask Apple about subscriptions whose newest expiry in the receipt is already past.")
     var currentSubscription = false
 
     /// The environment variable read when --password is absent.
@@ -35,8 +47,12 @@ struct RemoteOptions: ParsableArguments {
     var isEnabled: Bool { remote || productionURL != nil || sandboxURL != nil }
 
     func validate() throws {
-        guard attemptTimeout > 0, attemptTimeout.isFinite else { throw ValidationError("--remote-timeout takes a positive number of seconds") }
-        guard deadline > 0, deadline.isFinite else { throw ValidationError("--remote-deadline takes a positive number of seconds") }
+        guard attemptTimeout > 0, attemptTimeout.isFinite else {
+            throw ValidationError("--remote-timeout takes a positive number of seconds")
+        }
+        guard deadline > 0, deadline.isFinite else {
+            throw ValidationError("--remote-deadline takes a positive number of seconds")
+        }
     }
 
     /// The shared secret from --password or the environment; never shown.
@@ -50,7 +66,8 @@ struct RemoteOptions: ParsableArguments {
     func makeFallbackVerifier(verifier: ReceiptVerifier) throws -> FallbackVerifier? {
         guard isEnabled else { return nil }
         var configuration = VerifyReceiptClient.Configuration(
-            attemptTimeout: .milliseconds(Int64(attemptTimeout * 1000)), deadline: .milliseconds(Int64(deadline * 1000)))
+            attemptTimeout: .milliseconds(Int64(attemptTimeout * 1000)), deadline: .milliseconds(Int64(deadline * 1000))
+        )
         if let productionURL { configuration.productionURL = productionURL }
         if let sandboxURL { configuration.sandboxURL = sandboxURL }
         var logger = Logger(label: "verify-local.remote")

@@ -1,7 +1,8 @@
 import AppleStandIn
 import ReceiptModel
-@testable import ReceiptRemote
 import Testing
+
+@testable import ReceiptRemote
 
 /// The breaker opens after consecutive failures, refuses without calling Apple, lets one probe through
 /// after the cool-down and closes on its success. Time moves on a ``ManualClock``.

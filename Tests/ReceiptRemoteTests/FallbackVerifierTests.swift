@@ -183,7 +183,10 @@ struct FallbackVerifierTests {
                 receipt, request: FallbackRequest(password: "secret", subscriptionStateAt: now))
         }
         #expect(result.localVerdict.outcome == .valid)
-        #expect(result.trigger == .subscriptionExpiredInReceipt(newestExpiry: try #require(ReceiptDate(rfc3339: "2025-06-20T17:39:08Z"))))
+        #expect(
+            result.trigger
+                == .subscriptionExpiredInReceipt(
+                    newestExpiry: try #require(ReceiptDate(rfc3339: "2025-06-20T17:39:08Z"))))
         #expect(result.outcome == .valid)
         #expect(result.decidedBy == .remote)
         #expect(result.remoteResponse?.newestExpiry == renewed)
@@ -200,7 +203,10 @@ struct FallbackVerifierTests {
             let withoutSecret = await fallback.verify(receipt, request: FallbackRequest(subscriptionStateAt: now))
             let withoutQuestion = await fallback.verify(receipt, request: FallbackRequest(password: "secret"))
             let stillCurrent = await fallback.verify(
-                receipt, request: FallbackRequest(password: "secret", subscriptionStateAt: try #require(ReceiptDate(rfc3339: "2025-06-18T00:00:00Z"))))
+                receipt,
+                request: FallbackRequest(
+                    password: "secret", subscriptionStateAt: try #require(ReceiptDate(rfc3339: "2025-06-18T00:00:00Z")))
+            )
             for result in [withoutSecret, withoutQuestion, stillCurrent] {
                 #expect(result.outcome == .valid)
                 #expect(result.decidedBy == .local)
@@ -214,7 +220,8 @@ struct FallbackVerifierTests {
         let now = try #require(ReceiptDate(rfc3339: "2026-01-15T00:00:00Z"))
         let standIn = try RemoteTestData.standIn(sharedSecret: "right")
         let result = try await standIn.withRunning { addresses in
-            try await fallback(addresses).verify(receipt, request: FallbackRequest(password: "wrong", subscriptionStateAt: now))
+            try await fallback(addresses).verify(
+                receipt, request: FallbackRequest(password: "wrong", subscriptionStateAt: now))
         }
         #expect(result.outcome == .valid)
         #expect(result.decidedBy == .local)
@@ -223,15 +230,52 @@ struct FallbackVerifierTests {
         #expect(result.remoteResponse?.status == 21004)
     }
 
-    @Test func appleAnswersAreHeldToThePolicy() async throws {
+    /// valid-sha256 with its digest OID turned into SHA-224's, which the verifier does not implement.
+    static func unsupportedDigestReceipt() throws -> [UInt8] {
+        var bytes = try RemoteTestData.fixture("valid-sha256.receipt")
+        let sha256: [UInt8] = [0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01]
+        var index = 0
+        while index + sha256.count <= bytes.count {
+            if Array(bytes[index..<(index + sha256.count)]) == sha256 { bytes[index + sha256.count - 1] = 0x04 }
+            index += 1
+        }
+        return bytes
+    }
+
+    @Test func anUnsupportedAlgorithmGoesToApple() async throws {
+        let standIn = try RemoteTestData.standIn()
+        let result = try await standIn.withRunning { addresses in
+            try await fallback(addresses).verify(try Self.unsupportedDigestReceipt())
+        }
+        #expect(result.localVerdict.reason?.code == .signatureUnsupportedAlgorithm)
+        #expect(result.trigger == .localInconclusive(.signatureUnsupportedAlgorithm))
+        #expect(result.outcome == .valid)
+        #expect(result.decidedBy == .remote)
+        #expect(result.environment == "Sandbox")
+        #expect(standIn.callCount(.sandbox) == 1)
+    }
+
+    @Test func applesAnswerIsHeldToTheCallersPolicy() async throws {
+        let standIn = try RemoteTestData.standIn()
+        let result = try await standIn.withRunning { addresses in
+            try await fallback(addresses).verify(
+                try Self.unsupportedDigestReceipt(),
+                request: FallbackRequest(policy: ReceiptPolicy(acceptedBundleIDs: ["com.example.other"])))
+        }
+        #expect(result.outcome == .invalid)
+        #expect(result.decidedBy == .remote)
+        #expect(result.reason?.code == FallbackReason.Code(Reason.Code.policyBundleIDRejected))
+    }
+
+    @Test func aLocalPolicyRejectionIsFinal() async throws {
         let standIn = try RemoteTestData.standIn()
         let result = try await standIn.withRunning { addresses in
             try await fallback(addresses).verify(
                 try RemoteTestData.fixture("ios6-valid.b64"),
                 request: FallbackRequest(policy: ReceiptPolicy(acceptedEnvironments: [.production])))
         }
-        // Locally the policy already rejects the sandbox iOS 6 receipt: invalid, never sent.
         #expect(result.outcome == .invalid)
+        #expect(result.reason?.code == FallbackReason.Code(Reason.Code.policyEnvironmentRejected))
         #expect(standIn.requests().isEmpty)
     }
 

@@ -41,7 +41,8 @@ enum RemoteTestData {
         VerifyReceiptClient.Configuration(
             productionURL: addresses.productionURL, sandboxURL: addresses.sandboxURL, attemptTimeout: attemptTimeout,
             deadline: deadline,
-            retry: RetryPolicy(maximumAttempts: maximumAttempts, initialBackoff: .seconds(1), maximumBackoff: .seconds(8)),
+            retry: RetryPolicy(
+                maximumAttempts: maximumAttempts, initialBackoff: .seconds(1), maximumBackoff: .seconds(8)),
             circuitBreaker: .init(failureThreshold: failureThreshold, coolDown: .seconds(30)))
     }
 

@@ -31,11 +31,14 @@ struct SecretLoggingTests {
             let result = await fallback.verify(receipt, request: request)  // probe, 21007 hop, success
             #expect(result.decidedBy == .remote)
             _ = await fallback.verify(appReceipt, request: request)  // subscription refresh
-            _ = await fallback.verify(appReceipt, request: FallbackRequest(password: "wrong-\(Self.secret)", subscriptionStateAt: now))
+            _ = await fallback.verify(
+                appReceipt, request: FallbackRequest(password: "wrong-\(Self.secret)", subscriptionStateAt: now))
         }
         let lines = capture.all
         #expect(lines.count > 5, "the paths above log something")
-        let forbidden = [Self.secret, receiptData, String(receiptData.prefix(40)), Base64.encode(appReceipt).prefix(40).description]
+        let forbidden = [
+            Self.secret, receiptData, String(receiptData.prefix(40)), Base64.encode(appReceipt).prefix(40).description,
+        ]
         for line in lines {
             for secret in forbidden {
                 #expect(!line.contains(secret), "leaked in: \(line.prefix(200))")

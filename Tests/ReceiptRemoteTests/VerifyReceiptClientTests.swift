@@ -113,8 +113,10 @@ struct VerifyReceiptClientTests {
         let clock = ManualClock()
         let error = await #expect(throws: RemoteError.self) {
             try await standIn.withRunning { addresses in
-                try await RemoteTestData.client(RemoteTestData.configuration(addresses, maximumAttempts: 3), clock: clock)
-                    .verify(VerifyReceiptRequest(receiptBytes: productionReceipt))
+                try await RemoteTestData.client(
+                    RemoteTestData.configuration(addresses, maximumAttempts: 3), clock: clock
+                )
+                .verify(VerifyReceiptRequest(receiptBytes: productionReceipt))
             }
         }
         #expect(error?.code == .retriesExhausted)
@@ -143,8 +145,10 @@ struct VerifyReceiptClientTests {
     }
 
     @Test(arguments: [
-        StandInBehaviour.body("not json at all"), .body("[1,2,3]"), .body(#"{"status":"0"}"#), .body(#"{"status":0.5}"#),
-        .body(#"{"receipt":{}}"#), .body(#"{"status":0,"receipt":[]}"#), .body(#"{"status":0,"latest_receipt_info":"x"}"#),
+        StandInBehaviour.body("not json at all"), .body("[1,2,3]"), .body(#"{"status":"0"}"#),
+        .body(#"{"status":0.5}"#),
+        .body(#"{"receipt":{}}"#), .body(#"{"status":0,"receipt":[]}"#),
+        .body(#"{"status":0,"latest_receipt_info":"x"}"#),
         .body(#"{"status":0,"receipt":{"in_app":{}}}"#), .body(#"{"status":0} trailing"#),
         .body(String(repeating: "[", count: 10_000)), .body(#"{"status":0,"environment":7}"#),
     ])
@@ -204,7 +208,8 @@ struct VerifyReceiptClientTests {
         let url = try RemoteTestData.closedPortURL()
         let client = try RemoteTestData.client(
             VerifyReceiptClient.Configuration(
-                productionURL: url, sandboxURL: url, attemptTimeout: .milliseconds(300), retry: RetryPolicy(maximumAttempts: 2)))
+                productionURL: url, sandboxURL: url, attemptTimeout: .milliseconds(300),
+                retry: RetryPolicy(maximumAttempts: 2)))
         let error = await #expect(throws: RemoteError.self) {
             try await client.verify(VerifyReceiptRequest(receiptBytes: productionReceipt))
         }

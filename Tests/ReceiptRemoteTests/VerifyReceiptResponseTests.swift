@@ -9,7 +9,8 @@ import Testing
 @Suite struct VerifyReceiptResponseTests {
     @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
     func decodesApplesRealResponse() throws {
-        let url = SharedTestData.receiptsDirectory.appendingPathComponent("rc-sampleapp-sandbox-2020.verifyReceipt.json")
+        let url = SharedTestData.receiptsDirectory.appendingPathComponent(
+            "rc-sampleapp-sandbox-2020.verifyReceipt.json")
         let body = try SharedTestData.bytes(at: url)
         let response = try VerifyReceiptResponse(body: body)
         #expect(response.status == 0)
@@ -27,9 +28,13 @@ import Testing
     }
 
     @Test func keepsUnknownKeysAndTheExactReceiptBytes() throws {
-        let text = #"{"status":0,"environment":"Production","receipt":{ "bundle_id" : "a.b", "in_app":[{"product_id":"p","expires_date_ms":"1700000000000"}] },"latest_receipt_info":[{"product_id":"p","expires_date_ms":"1800000000000","is_trial_period":"true"}],"pending_renewal_info":[{"auto_renew_status":"1"}],"latest_receipt":"QUJD","future_key":{"n":1.5e3,"s":"\u00e9\ud83d\ude00"}}"#
+        let text =
+            #"{"status":0,"environment":"Production","receipt":{ "bundle_id" : "a.b", "in_app":[{"product_id":"p","expires_date_ms":"1700000000000"}] },"latest_receipt_info":[{"product_id":"p","expires_date_ms":"1800000000000","is_trial_period":"true"}],"pending_renewal_info":[{"auto_renew_status":"1"}],"latest_receipt":"QUJD","future_key":{"n":1.5e3,"s":"\u00e9\ud83d\ude00"}}"#
         let response = try VerifyReceiptResponse(body: Array(text.utf8))
-        #expect(response.receiptJSON == Array(#"{ "bundle_id" : "a.b", "in_app":[{"product_id":"p","expires_date_ms":"1700000000000"}] }"#.utf8))
+        #expect(
+            response.receiptJSON
+                == Array(
+                    #"{ "bundle_id" : "a.b", "in_app":[{"product_id":"p","expires_date_ms":"1700000000000"}] }"#.utf8))
         #expect(response.latestReceiptInfo.first?.isTrialPeriod == true)
         #expect(response.newestExpiry == ReceiptDate(millisecondsSince1970: 1_800_000_000_000))
         #expect(response.pendingRenewalInfo.first?["auto_renew_status"] == .string("1"))
@@ -41,7 +46,8 @@ import Testing
     }
 
     @Test func decodesTheIOS6Shape() throws {
-        let text = #"{"receipt":{"bid":"com.example","product_id":"p","purchase_date_ms":"1700000000000","expires_date":"1710000000000"},"latest_receipt_info":{"bid":"com.example","expires_date":"1720000000000"},"latest_receipt":"QUJD","status":21006}"#
+        let text =
+            #"{"receipt":{"bid":"com.example","product_id":"p","purchase_date_ms":"1700000000000","expires_date":"1710000000000"},"latest_receipt_info":{"bid":"com.example","expires_date":"1720000000000"},"latest_receipt":"QUJD","status":21006}"#
         let response = try VerifyReceiptResponse(body: Array(text.utf8))
         #expect(response.shape == .ios6)
         #expect(response.status == 21006)
@@ -61,8 +67,9 @@ import Testing
         #"{"status":1e400}"#, #"{"status":99999999999999999999}"#, #"{"status":0,"receipt":"x"}"#,
         #"{"status":0,"latest_receipt_info":[1]}"#, #"{"status":0,"pending_renewal_info":{}}"#,
         #"{"status":0,"latest_receipt":5}"#, #"{"status":0,"is-retryable":"maybe"}"#, #"{"status":0,"x":"\ud800"#,
-"{\"status\":0,\"x\":\"\u{01}\"}", #"{"status":0,}"#, #"{"status":01}"#,
-        #"{"status":0}{"status":0}"#, "\u{FEFF}{\"status\":0}", #"{"status":-}"#, #"{"status":0,"receipt":{"in_app":[1]}}"#,
+        "{\"status\":0,\"x\":\"\u{01}\"}", #"{"status":0,}"#, #"{"status":01}"#,
+        #"{"status":0}{"status":0}"#, "\u{FEFF}{\"status\":0}", #"{"status":-}"#,
+        #"{"status":0,"receipt":{"in_app":[1]}}"#,
     ])
     func hostileBodiesAreMalformedResponses(_ text: String) {
         let error = #expect(throws: RemoteError.self) { try VerifyReceiptResponse(body: Array(text.utf8)) }
@@ -70,7 +77,8 @@ import Testing
     }
 
     @Test func deepNestingIsRefusedWithoutCrashing() {
-        let deep = #"{"status":0,"x":"# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}"
+        let deep =
+            #"{"status":0,"x":"# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}"
         let error = #expect(throws: RemoteError.self) { try VerifyReceiptResponse(body: Array(deep.utf8)) }
         #expect(error?.code == .malformedResponse)
     }

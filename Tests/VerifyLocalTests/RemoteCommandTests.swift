@@ -65,7 +65,8 @@ struct RemoteCommandTests {
     @Test func anUnreachableAppleLeavesItInconclusive() throws {
         let outcome = try command.run([
             "--format", "json", "--root", testRoot, "--remote-url", "http://127.0.0.1:9/verifyReceipt",
-            "--remote-sandbox-url", "http://127.0.0.1:9/verifyReceipt", "--remote-timeout", "0.3", "--remote-deadline", "1",
+            "--remote-sandbox-url", "http://127.0.0.1:9/verifyReceipt", "--remote-timeout", "0.3", "--remote-deadline",
+            "1",
             fixture("ios6-valid.b64"),
         ])
         #expect(outcome.status == 2)
@@ -73,7 +74,9 @@ struct RemoteCommandTests {
         #expect(line["verdict"] as? String == "inconclusive")
         #expect(line["decided_by"] as? String == "local")
         #expect(line["status"] as? Int == 21005)
-        #expect(["remote.unavailable", "remote.timeout", "remote.deadline_exceeded"].contains(line["remote_error"] as? String))
+        #expect(
+            ["remote.unavailable", "remote.timeout", "remote.deadline_exceeded"].contains(
+                line["remote_error"] as? String))
         #expect((line["reasons"] as? [[String: Any]])?.first?["code"] as? String == line["remote_error"] as? String)
     }
 
@@ -96,7 +99,8 @@ struct RemoteCommandTests {
 
     @Test func rejectsConflictingOrBadRemoteFlags() throws {
         #expect(try command.run(["--decode-only", "--remote", fixture("valid-sha256.receipt")]).status == 64)
-        #expect(try command.run(["--remote-url", "ftp://x/verifyReceipt", fixture("valid-sha256.receipt")]).status == 64)
+        #expect(
+            try command.run(["--remote-url", "ftp://x/verifyReceipt", fixture("valid-sha256.receipt")]).status == 64)
         #expect(try command.run(["--remote", "--remote-timeout", "0", fixture("valid-sha256.receipt")]).status == 64)
     }
 }
