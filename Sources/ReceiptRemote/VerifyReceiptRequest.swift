@@ -30,8 +30,8 @@ public struct VerifyReceiptRequest: Sendable, CustomStringConvertible, CustomDeb
     }
 
     /// A request for raw receipt bytes in any form ``ReceiptVerification/ReceiptVerifier`` accepts: DER/BER
-    /// and iOS 6 plist text are base64-encoded; base64 text is sent as it is, less surrounding white space
-    /// and quotes.
+    /// and iOS 6 plist text are base64-encoded; base64 text is sent as it is, less surrounding white space,
+    /// quotes and a `data:…,` prefix.
     public init(
         receiptBytes: [UInt8], password: String? = nil, excludeOldTransactions: Bool? = nil,
         startEnvironment: VerifyReceiptEnvironment = .production
@@ -64,6 +64,10 @@ public struct VerifyReceiptRequest: Sendable, CustomStringConvertible, CustomDeb
         while let last = text.last, isSpace(last) { text = text.dropLast() }
         if text.count >= 2, text.first == UInt8(ascii: "\""), text.last == UInt8(ascii: "\"") {
             text = text.dropFirst().dropLast()
+        }
+        // RFC 2397 `data:[type][;base64],`: Apple wants the base64 alone.
+        if text.starts(with: "data:".utf8), let comma = text.firstIndex(of: UInt8(ascii: ",")) {
+            text = text[(comma + 1)...]
         }
         return text
     }

@@ -58,6 +58,17 @@ struct SecretLoggingTests {
         }
     }
 
+    @Test func receiptBytesAreSentAsBase64InEveryForm() throws {
+        let der = try RemoteTestData.fixture("valid-sha256.receipt")
+        let base64 = Base64.encode(der)
+        for form in [
+            der, Array(base64.utf8), Array("  \"\(base64)\"\n".utf8),
+            Array("data:application/pkcs7-mime;base64,\(base64)".utf8),
+        ] {
+            #expect(VerifyReceiptRequest(receiptBytes: form).receiptData == base64)
+        }
+    }
+
     private func dumped(_ value: some Any) -> String {
         var text = ""
         dump(value, to: &text)
