@@ -31,6 +31,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -67,6 +68,7 @@ let package = Package(
                 "ReceiptModel", "ReceiptVerification",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -77,6 +79,7 @@ let package = Package(
                 "ReceiptModel", "ReceiptVerification",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -102,7 +105,8 @@ let package = Package(
         .executableTarget(
             name: "AppleStandInCommand",
             dependencies: [
-                "AppleStandIn",
+                "AppleStandIn", "ReceiptModel", "ReceiptVerification",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -112,6 +116,7 @@ let package = Package(
             dependencies: [
                 "ReceiptModel", "ReceiptVerification", "ReceiptRemote",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -149,7 +154,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ReceiptRemoteTests",
-            dependencies: ["ReceiptRemote", "AppleStandIn", "ReceiptForge", "TestSupport"],
+            dependencies: [
+                "ReceiptRemote", "AppleStandIn", "ReceiptForge", "ReceiptModel", "ReceiptVerification", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
