@@ -15,9 +15,12 @@ extension ReceiptVerifier {
     /// Validates the embedded chain from the signer's certificate to an anchor at `instant`
     /// (seconds since 1970), from the cache when this exact chain already validated at a covered instant.
     func evaluateChain(signedData: SignedData, signer: SignerInfo, at instant: Int64) -> ChainEvaluation {
-        let key: [UInt8]
+        let key: VerifiedChainCache.Key
         do {
-            key = try chainKey(signedData: signedData, signer: signer)
+            guard let computed = VerifiedChainCache.Key(sha256: try chainKey(signedData: signedData, signer: signer)) else {
+                return ChainEvaluation(reasons: [Reason(.internalError, "chain: the cache key is not a SHA-256")])
+            }
+            key = computed
         } catch {
             return ChainEvaluation(reasons: [Reason(.internalError, "chain: cannot compute the cache key: \(error)")])
         }
@@ -150,20 +153,23 @@ extension ReceiptVerifier {
         return false
     }
 
-    /// SHA-256 over the anchor set, each certificate and the signer identifier, each part preceded by its
-    /// length so no two different inputs hash the same concatenation.
+    /// SHA-256 over the anchor set, a header of every part's length, each certificate and the signer
+    /// identifier: the header makes the split unambiguous, so no two different inputs hash the same bytes.
     func chainKey(signedData: SignedData, signer: SignerInfo) throws(CryptoError) -> [UInt8] {
-        var parts: [ArraySlice<UInt8>] = [anchorIdentity[...]]
-        parts.reserveCapacity(signedData.certificates.count * 2 + 8)
-        func append(_ part: ArraySlice<UInt8>) {
-            let count = UInt32(truncatingIfNeeded: part.count)
-            parts.append([UInt8(count >> 24), UInt8((count >> 16) & 0xFF), UInt8((count >> 8) & 0xFF), UInt8(count & 0xFF)][...])
-            parts.append(part)
+        let identifier = [signer.issuer ?? [], signer.serialNumber ?? [], signer.subjectKeyIdentifier ?? []]
+        var header: [UInt8] = []
+        header.reserveCapacity(4 * (signedData.certificates.count + identifier.count + 1))
+        func appendLength(_ value: Int) {
+            let count = UInt32(truncatingIfNeeded: value)
+            header += [UInt8(count >> 24), UInt8((count >> 16) & 0xFF), UInt8((count >> 8) & 0xFF), UInt8(count & 0xFF)]
         }
-        for certificate in signedData.certificates { append(certificate) }
-        append(signer.issuer ?? [])
-        append(signer.serialNumber ?? [])
-        append(signer.subjectKeyIdentifier ?? [])
+        appendLength(signedData.certificates.count)
+        for certificate in signedData.certificates { appendLength(certificate.count) }
+        for part in identifier { appendLength(part.count) }
+        var parts: [ArraySlice<UInt8>] = [anchorIdentity[...], header[...]]
+        parts.reserveCapacity(signedData.certificates.count + identifier.count + 2)
+        parts += signedData.certificates
+        parts += identifier
         return try DigestAlgorithm.sha256.hash(concatenating: parts)
     }
 }
