@@ -157,6 +157,7 @@ public final class Certificate: @unchecked Sendable {
 
     /// `true` when `issuer`'s key verifies this certificate's signature (X509_verify); names are not compared.
     public func isSigned(by issuer: Certificate) -> Bool {
+        // A predicate, not a setup step: 1 = signed by that key; 0 or -1 = not (the queue is drained).
         let result = withExtendedLifetime(issuer) { X509_verify(pointer, issuer.publicKey.pointer) }
         _ = CryptoError.drainErrorQueue()
         return result == 1
@@ -188,6 +189,7 @@ public final class Certificate: @unchecked Sendable {
         defer { BIO_free(bio) }
         // XN_FLAG_RFC2253 escapes special characters; without ESC_MSB, UTF-8 stays readable.
         let flags = receipt_XN_FLAG_RFC2253_UTF8()
+        // Not through openSSLCheck: it returns the bytes written, and 0 is a legitimate empty name; only -1 fails.
         guard X509_NAME_print_ex(bio, name, 0, flags) >= 0 else { throw CryptoError.openSSL("X509_NAME_print_ex") }
         var data: UnsafeMutablePointer<CChar>? = nil
         let length = receipt_BIO_get_mem_data(bio, &data)
@@ -233,10 +235,7 @@ public final class Certificate: @unchecked Sendable {
     private static func epochSeconds(_ time: UnsafePointer<ASN1_TIME>?, field: String) throws(CryptoError) -> Int64 {
         guard let time else { throw CryptoError(.invalidCertificate, "\(field) is missing") }
         var parts = tm()
-        guard ASN1_TIME_to_tm(time, &parts) == 1 else {
-            _ = CryptoError.drainErrorQueue()
-            throw CryptoError(.invalidCertificate, "\(field) is not a valid time")
-        }
+        try openSSLCheck(ASN1_TIME_to_tm(time, &parts), "ASN1_TIME_to_tm(\(field))", code: .invalidCertificate)
         let days = daysSince1970(
             year: Int64(parts.tm_year) + 1900, month: Int64(parts.tm_mon) + 1, day: Int64(parts.tm_mday))
         return days * 86_400 + Int64(parts.tm_hour) * 3600 + Int64(parts.tm_min) * 60 + Int64(parts.tm_sec)

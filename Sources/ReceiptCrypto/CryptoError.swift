@@ -71,10 +71,11 @@ public struct CryptoError: Error, Hashable, CustomStringConvertible, Sendable {
 /// Funnels every fallible OpenSSL call through one place: a positive `Int32` is success, anything else
 /// becomes a ``CryptoError`` naming the function and carrying the error queue.
 @discardableResult
-func openSSLCheck(_ result: Int32, _ function: String, file: String = #fileID, line: UInt = #line) throws(CryptoError)
-    -> Int32
-{
-    guard result > 0 else { throw CryptoError.openSSL(function, file: file, line: line) }
+func openSSLCheck(
+    _ result: Int32, _ function: String, code: CryptoError.Code = .openSSLCallFailed,
+    file: String = #fileID, line: UInt = #line
+) throws(CryptoError) -> Int32 {
+    guard result > 0 else { throw CryptoError.openSSL(function, code: code, file: file, line: line) }
     return result
 }
 
