@@ -4,16 +4,21 @@ public import Hummingbird
 ///
 /// The size limit is checked against `Content-Length` before reading and against the bytes as they
 /// arrive (chunked bodies have no length). The time limit bounds a client that sends its head and
-/// then stalls: the read is raced against a timer and abandoned when the timer wins.
+/// then stalls: the read runs as its own task, which ``BodyDeadlines`` cancels once it is late.
 public struct BodyReader: Sendable {
     /// The largest body accepted, in bytes.
     public let maximumSize: Int
-    /// The longest wait for the whole body.
+    /// The longest wait for the whole body; zero or less turns the per-request timer off (the
+    /// connection's idle timeout then bounds a stalled body, closing the connection without an answer).
     public let timeout: Duration
+
+    let deadlines: BodyDeadlines
 
     public init(maximumSize: Int, timeout: Duration) {
         self.maximumSize = maximumSize
         self.timeout = timeout
+        // Late reads are cancelled within a tenth of the timeout (at most 250 ms) of their deadline.
+        deadlines = BodyDeadlines(granularity: min(timeout / 10, .milliseconds(250)))
     }
 
     /// The body's bytes.
@@ -26,20 +31,21 @@ public struct BodyReader: Sendable {
         }
         let body = request.body
         let limit = maximumSize
-        let timeout = timeout
-        let outcome: Result<[UInt8], ServerError> = await withTaskGroup(of: Result<[UInt8], ServerError>?.self) {
-            group in
-            group.addTask { await Self.collect(body, limit: limit, expected: declared) }
-            group.addTask {
-                // Cancelled (and so returning early) as soon as the body is complete.
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? .failure(ServerError(.bodyTimeout, "the body did not arrive within \(timeout)"))
+        guard timeout > .zero else {
+            // No per-request timer: only the connection's idle timeout bounds a stalled body.
+            return try await Self.collect(body, limit: limit, expected: declared).get()
         }
-        return try outcome.get()
+        let read = Task { await Self.collect(body, limit: limit, expected: declared) }
+        let ticket = deadlines.register(read, deadline: .now + timeout)
+        let result = await withTaskCancellationHandler {
+            await read.value
+        } onCancel: {
+            read.cancel()
+        }
+        if deadlines.finish(ticket) {
+            throw ServerError(.bodyTimeout, "the body did not arrive within \(timeout)")
+        }
+        return try result.get()
     }
 
     static func collect(_ body: RequestBody, limit: Int, expected: Int?) async -> Result<[UInt8], ServerError> {
