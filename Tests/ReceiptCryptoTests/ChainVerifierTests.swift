@@ -121,4 +121,27 @@ struct ChainVerifierTests {
         #expect(result.failure == .expired)
         #expect(result.depth == 0)
     }
+
+    /// OpenSSL 3 says "unable to get local issuer certificate" here; a certificate with the issuer's
+    /// name is present but did not sign the leaf, so the verifier reports a bad signature.
+    @Test func presentIssuerThatDidNotSignIsABadSignature() throws {
+        let result = try ChainVerifier.verify(
+            leaf: CryptoTestData.testPKI("test-leaf-forged-issuer"),
+            intermediates: [CryptoTestData.testPKI("test-intermediate")],
+            anchors: [CryptoTestData.testPKI("test-root")], at: Self.testTime)
+        #expect(result.failure == .invalidSignature)
+    }
+
+    @Test func absentIssuerIsAnUntrustedRoot() throws {
+        let result = try ChainVerifier.verify(
+            leaf: CryptoTestData.testPKI("test-leaf-forged-issuer"), intermediates: [],
+            anchors: [CryptoTestData.testPKI("test-root")], at: Self.testTime)
+        #expect(result.failure == .untrustedRoot)
+    }
+
+    @Test func signatureCheckIgnoresNames() throws {
+        let leaf = try CryptoTestData.testPKI("test-leaf")
+        #expect(leaf.isSigned(by: try CryptoTestData.testPKI("test-intermediate")))
+        #expect(!leaf.isSigned(by: try CryptoTestData.testPKI("test-intermediate-impostor")))
+    }
 }
