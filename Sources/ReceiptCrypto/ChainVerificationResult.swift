@@ -30,6 +30,9 @@ public struct ChainVerificationResult: Sendable {
     /// The certificates of the path OpenSSL built, leaf first (partial when validation failed).
     public let chain: [Certificate]
 
+    /// The subjects (RFC 2253) of ``chain``, leaf first.
+    public var subjects: [String] { chain.map(\.subject) }
+
     /// `true` when the path validated.
     public var isVerified: Bool { failure == nil }
 }

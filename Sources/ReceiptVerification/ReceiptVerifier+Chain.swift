@@ -69,7 +69,7 @@ extension ReceiptVerifier {
             evaluation.reasons = [Reason(.internalError, "chain: OpenSSL could not run path validation: \(error)")]
             return evaluation
         }
-        evaluation.subjects = result.chain.map(\.subject)
+        evaluation.subjects = result.subjects
         if let failure = result.failure {
             evaluation.reasons = [Self.reason(for: failure, result: result, leaf: leaf)]
             return evaluation
