@@ -35,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // OpenSSL's libcrypto through pkg-config; Debian's libssl-dev provides it.
@@ -89,6 +90,7 @@ let package = Package(
             dependencies: [
                 "ReceiptModel", "ReceiptVerification", "ReceiptRemote",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -97,7 +99,8 @@ let package = Package(
         .executableTarget(
             name: "ReceiptServerCommand",
             dependencies: [
-                "ReceiptServer",
+                "ReceiptServer", "ReceiptModel", "ReceiptVerification",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
