@@ -14,12 +14,27 @@ public struct BERElement: Sendable {
     /// The limits of the reader that produced this element, inherited by readers of its children.
     public let limits: BERLimits
 
+    @inlinable
+    init(
+        tag: BERTag, encoded: ArraySlice<UInt8>, content: ArraySlice<UInt8>, isIndefiniteLength: Bool, depth: Int,
+        limits: BERLimits
+    ) {
+        self.tag = tag
+        self.encoded = encoded
+        self.content = content
+        self.isIndefiniteLength = isIndefiniteLength
+        self.depth = depth
+        self.limits = limits
+    }
+
     /// Where the element starts in the input.
+    @inlinable
     public var offset: Int { encoded.startIndex }
 
     /// A reader over this element's children.
     /// - Throws: ``BERError/Code/unexpectedTag`` for a primitive element, or
     ///   ``BERError/Code/depthExceeded`` past ``BERLimits/maximumDepth``.
+    @inlinable
     public func children() throws(BERError) -> BERReader {
         guard tag.isConstructed else {
             throw BERError(.unexpectedTag, "expected a constructed element, found \(tag)", at: offset)
@@ -31,6 +46,7 @@ public struct BERElement: Sendable {
     }
 
     /// Throws ``BERError/Code/unexpectedTag`` unless the element's tag is `expected`.
+    @inlinable
     public func expectTag(_ expected: BERTag) throws(BERError) {
         guard tag == expected else {
             throw BERError(.unexpectedTag, "expected \(expected), found \(tag)", at: offset)
@@ -41,6 +57,7 @@ public struct BERElement: Sendable {
 extension BERElement {
     /// The value of a primitive INTEGER (X.690 §8.3) as a signed 64-bit number.
     /// - Throws: ``BERError/Code/invalidInteger`` or ``BERError/Code/integerOverflow``.
+    @inlinable
     public func integerValue() throws(BERError) -> Int64 {
         guard tag == .integer else {
             throw BERError(.unexpectedTag, "expected INTEGER, found \(tag)", at: offset)
@@ -49,6 +66,7 @@ extension BERElement {
     }
 
     /// Reads big-endian two's complement content octets into an `Int64`.
+    @inlinable
     static func integer(fromTwosComplement bytes: ArraySlice<UInt8>, at offset: Int) throws(BERError) -> Int64 {
         guard let first = bytes.first else {
             throw BERError(.invalidInteger, "INTEGER has no content octets", at: offset)
@@ -86,11 +104,18 @@ extension BERElement {
     /// A primitive element returns its content slice. A constructed one (BER segments, X.690
     /// §8.7.3) is joined into one new array: the only copy the reader makes, because segments are
     /// not contiguous in the input.
+    @inlinable
     public func stringBytes(expecting expected: BERTag) throws(BERError) -> ArraySlice<UInt8> {
         guard tag.matchesIgnoringForm(expected) else {
             throw BERError(.unexpectedTag, "expected \(expected.primitive), found \(tag)", at: offset)
         }
         guard tag.isConstructed else { return content }
+        return try joinedSegments(expecting: expected)
+    }
+
+    /// Joins the segments of a constructed string (the slow, copying path of ``stringBytes(expecting:)``).
+    @usableFromInline
+    func joinedSegments(expecting expected: BERTag) throws(BERError) -> ArraySlice<UInt8> {
         var joined: [UInt8] = []
         joined.reserveCapacity(content.count)
         var segments = 0

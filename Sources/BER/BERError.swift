@@ -65,6 +65,7 @@ public struct BERError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The index in the input where the problem was found.
     public let offset: Int
 
+    @inlinable
     public init(_ code: Code, _ reason: String, at offset: Int) {
         self.code = code
         self.reason = reason

@@ -7,6 +7,7 @@ public struct BERLimits: Sendable, Hashable {
     /// The most segments a constructed string may have before joining them is refused.
     public var maximumStringSegments: Int
 
+    @inlinable
     public init(maximumDepth: Int = 32, maximumStringSegments: Int = 4096) {
         self.maximumDepth = maximumDepth
         self.maximumStringSegments = maximumStringSegments

@@ -5,17 +5,19 @@
 /// Definite and indefinite lengths are both accepted, because App Store receipts are BER with
 /// indefinite-length outer structures.
 public struct BERReader: Sendable {
-    private let bytes: ArraySlice<UInt8>
-    private var position: Int
-    private let depth: Int
+    @usableFromInline let bytes: ArraySlice<UInt8>
+    @usableFromInline var position: Int
+    @usableFromInline let depth: Int
     /// The limits this reader and the readers of its elements' children enforce.
     public let limits: BERLimits
 
     /// A reader over `bytes` at the top level.
+    @inlinable
     public init(_ bytes: ArraySlice<UInt8>, limits: BERLimits = .default) {
         self.init(bytes, limits: limits, depth: 0)
     }
 
+    @inlinable
     init(_ bytes: ArraySlice<UInt8>, limits: BERLimits, depth: Int) {
         self.bytes = bytes
         self.position = bytes.startIndex
@@ -24,12 +26,15 @@ public struct BERReader: Sendable {
     }
 
     /// `true` when every element has been read.
+    @inlinable
     public var isAtEnd: Bool { position >= bytes.endIndex }
 
     /// The index in the input of the next unread byte.
+    @inlinable
     public var currentOffset: Int { position }
 
     /// Reads the next element, or returns `nil` at the end of the input.
+    @inlinable
     public mutating func next() throws(BERError) -> BERElement? {
         guard position < bytes.endIndex else { return nil }
         let (element, end) = try Self.parseElement(in: bytes, at: position, depth: depth, limits: limits)
@@ -38,6 +43,7 @@ public struct BERReader: Sendable {
     }
 
     /// Reads the next element, which must exist and carry `tag`.
+    @inlinable
     public mutating func read(expecting tag: BERTag) throws(BERError) -> BERElement {
         guard let element = try next() else {
             throw BERError(.missingElement, "expected \(tag), found the end of the enclosing element", at: position)
@@ -47,6 +53,7 @@ public struct BERReader: Sendable {
     }
 
     /// Reads the next element, which must exist, whatever its tag.
+    @inlinable
     public mutating func readAny() throws(BERError) -> BERElement {
         guard let element = try next() else {
             throw BERError(.missingElement, "expected an element, found the end of the enclosing element", at: position)
@@ -55,6 +62,7 @@ public struct BERReader: Sendable {
     }
 
     /// Reads the next element only if it carries `tag` (for OPTIONAL fields); otherwise reads nothing.
+    @inlinable
     public mutating func readIfPresent(_ tag: BERTag) throws(BERError) -> BERElement? {
         guard position < bytes.endIndex else { return nil }
         var lookahead = self
@@ -64,6 +72,7 @@ public struct BERReader: Sendable {
     }
 
     /// Throws ``BERError/Code/trailingBytes`` unless every byte has been read.
+    @inlinable
     public func expectEnd() throws(BERError) {
         guard isAtEnd else {
             throw BERError(.trailingBytes, "\(bytes.endIndex - position) unexpected bytes", at: position)
@@ -73,6 +82,7 @@ public struct BERReader: Sendable {
     // MARK: - Parsing
 
     /// Parses the element starting at `start`; returns it and the index just past it.
+    @inlinable
     static func parseElement(
         in bytes: ArraySlice<UInt8>, at start: Int, depth: Int, limits: BERLimits
     ) throws(BERError) -> (BERElement, Int) {
@@ -133,7 +143,8 @@ public struct BERReader: Sendable {
     }
 
     /// Parses identifier octets, including the high-tag-number form (X.690 §8.1.2.4).
-    private static func parseTag(in bytes: ArraySlice<UInt8>, at start: Int) throws(BERError) -> (BERTag, Int) {
+    @inlinable
+    static func parseTag(in bytes: ArraySlice<UInt8>, at start: Int) throws(BERError) -> (BERTag, Int) {
         guard start < bytes.endIndex else { throw BERError(.truncated, "input ends before a tag", at: start) }
         let first = bytes[start]
         let tagClass = BERTag.TagClass(rawValue: first >> 6) ?? .universal
@@ -160,7 +171,8 @@ public struct BERReader: Sendable {
     /// Finds the end-of-contents octets that close an indefinite-length element whose contents
     /// start at `start`; returns their index. Nested indefinite elements are skipped recursively,
     /// each level counted against the depth limit, so the recursion is bounded.
-    private static func endOfIndefiniteContent(
+    @inlinable
+    static func endOfIndefiniteContent(
         in bytes: ArraySlice<UInt8>, from start: Int, depth: Int, limits: BERLimits
     ) throws(BERError) -> Int {
         guard depth <= limits.maximumDepth else {

@@ -12,6 +12,7 @@ public struct BERTag: Hashable, Sendable, CustomStringConvertible {
     public var isConstructed: Bool
     public var number: UInt32
 
+    @inlinable
     public init(_ tagClass: TagClass, number: UInt32, constructed: Bool) {
         self.tagClass = tagClass
         self.number = number
@@ -41,9 +42,11 @@ public struct BERTag: Hashable, Sendable, CustomStringConvertible {
 
     /// The same class and number with the constructed bit set or cleared. BER lets strings come in
     /// either form, so readers compare `primitive` forms.
+    @inlinable
     public var primitive: BERTag { BERTag(tagClass, number: number, constructed: false) }
 
     /// `true` when this tag and `other` differ only in the constructed bit.
+    @inlinable
     public func matchesIgnoringForm(_ other: BERTag) -> Bool {
         tagClass == other.tagClass && number == other.number
     }

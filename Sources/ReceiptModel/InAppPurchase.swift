@@ -40,9 +40,13 @@ public struct InAppPurchase: Sendable {
         public static let isInIntroOfferPeriod: Int64 = 1719
         public static let promotionalOfferID: Int64 = 1721
 
-        static let known: Set<Int64> = [
-            1701, 1702, 1703, 1704, 1705, 1706, 1707, 1708, 1711, 1712, 1713, 1719, 1721,
-        ]
+        /// `true` for the documented in-app types listed above.
+        static func isDocumented(_ type: Int64) -> Bool {
+            switch type {
+            case 1701...1708, 1711...1713, 1719, 1721: true
+            default: false
+            }
+        }
     }
 
     /// Decodes the in-app SET carried in a type 17 attribute's value.
@@ -51,11 +55,10 @@ public struct InAppPurchase: Sendable {
         let set = try outer.read(expecting: .set)
         try outer.expectEnd()
         encoded = set.content
+        _ = try set.children()  // enforces the depth limit like every other descent
         var seen = SeenAttributes()
-        var reader = try set.children()
-        while let element = try reader.next() {
-            let attribute = try ReceiptAttribute(berElement: element)
-            guard AttributeType.known.contains(attribute.type) else { continue }
+        try AttributeWalker.forEach(inSetContent: set.content) { attribute in
+            guard AttributeType.isDocumented(attribute.type) else { return }
             try seen.insert(attribute.type, base: 1700)
             try assign(attribute)
         }
@@ -90,6 +93,6 @@ public struct InAppPurchase: Sendable {
 
     /// The attributes whose type is not one of the documented in-app fields, kept raw.
     public var unknownAttributes: [ReceiptAttribute] {
-        attributes.filter { !AttributeType.known.contains($0.type) }
+        attributes.filter { !AttributeType.isDocumented($0.type) }
     }
 }

@@ -34,13 +34,11 @@ public struct ReceiptAttribute: Hashable, Sendable {
     }
 
     /// Reads every attribute of an already validated `SET OF ReceiptAttribute` content. Used for
-    /// the lazily computed attribute lists, whose bytes the decoder checked when it first read them.
+    /// the lazily computed attribute lists, whose bytes the decoder checked when it first read them,
+    /// so the walk cannot fail (and would only end the list early if it did).
     static func all(inValidatedSet content: ArraySlice<UInt8>) -> [ReceiptAttribute] {
         var result: [ReceiptAttribute] = []
-        var reader = BERReader(content)
-        while let element = try? reader.next(), let attribute = try? ReceiptAttribute(berElement: element) {
-            result.append(attribute)
-        }
+        try? AttributeWalker.forEach(inSetContent: content) { result.append($0) }
         return result
     }
 
@@ -59,6 +57,7 @@ extension ReceiptAttribute {
     /// The bytes of the string inside `value` (UTF8String, IA5String, PrintableString or
     /// VisibleString, primitive or segmented), which must fill `value` exactly.
     func innerString() throws -> ArraySlice<UInt8> {
+        if let (tag, content) = innerPrimitive(), Self.isStringTag(tag) { return content }
         var reader = BERReader(value)
         let element = try reader.readAny()
         try reader.expectEnd()
@@ -69,6 +68,35 @@ extension ReceiptAttribute {
         return try element.stringBytes(expecting: tag)
     }
 
+    /// UTF8String, PrintableString, IA5String or VisibleString (primitive identifier octets).
+    @inline(__always)
+    static func isStringTag(_ tag: UInt8) -> Bool {
+        tag == 0x0C || tag == 0x13 || tag == 0x16 || tag == 0x1A
+    }
+
+    /// The tag and content of `value` when it is one primitive element with a short or one-/two-octet
+    /// definite length that fills `value` exactly, the shape Apple writes. Anything else returns
+    /// `nil` and is left to the general reader, which also produces the right error.
+    @inline(__always)
+    func innerPrimitive() -> (UInt8, ArraySlice<UInt8>)? {
+        let start = value.startIndex
+        guard value.count >= 2 else { return nil }
+        let tag = value[start]
+        guard tag & 0x3F == tag, tag & 0x1F != 0x1F else { return nil }  // universal, primitive, low number
+        let first = value[start + 1]
+        let contentStart: Int
+        let length: Int
+        switch first {
+        case 0..<0x80: (contentStart, length) = (start + 2, Int(first))
+        case 0x81 where value.count >= 3: (contentStart, length) = (start + 3, Int(value[start + 2]))
+        case 0x82 where value.count >= 4:
+            (contentStart, length) = (start + 4, Int(value[start + 2]) << 8 | Int(value[start + 3]))
+        default: return nil
+        }
+        guard contentStart + length == value.endIndex else { return nil }
+        return (tag, value[contentStart...])
+    }
+
     /// The string inside `value`, `nil` when it is empty ("absent").
     func innerOptionalString() throws -> ArraySlice<UInt8>? {
         let bytes = try innerString()
@@ -77,6 +105,11 @@ extension ReceiptAttribute {
 
     /// The INTEGER inside `value`, which must fill `value` exactly.
     func innerInteger() throws -> Int64 {
+        if let (tag, content) = innerPrimitive(), tag == 0x02, (1...8).contains(content.count) {
+            var result: UInt64 = content[content.startIndex] & 0x80 == 0 ? 0 : UInt64.max
+            for byte in content { result = result << 8 | UInt64(byte) }
+            return Int64(bitPattern: result)
+        }
         var reader = BERReader(value)
         let element = try reader.readAny()
         try reader.expectEnd()

@@ -44,7 +44,13 @@ public struct ReceiptPayload: Sendable {
         public static let originalApplicationVersion: Int64 = 19
         public static let expirationDate: Int64 = 21
 
-        static let known: Set<Int64> = [0, 1, 2, 3, 4, 5, 10, 12, 15, 16, 17, 18, 19, 21]
+        /// `true` for the documented top-level types listed above.
+        static func isDocumented(_ type: Int64) -> Bool {
+            switch type {
+            case 0...5, 10, 12, 15...19, 21: true
+            default: false
+            }
+        }
     }
 
     /// Decodes the payload bytes (the unwrapped eContent of the receipt's SignedData).
@@ -56,20 +62,15 @@ public struct ReceiptPayload: Sendable {
             }
             try outer.expectEnd()
             encoded = set.content
-            var purchaseCount = 0
+            _ = try set.children()  // enforces the depth limit like every other descent
+            // Real in-app records take 150 bytes and more; reserving for that many means one
+            // allocation for the array in practice (it still grows if a receipt packs them tighter).
+            inAppPurchases.reserveCapacity(set.content.count / 150)
             var seen = SeenAttributes()
-            var reader = try set.children()
-            // First pass counts purchases so the array is allocated once, at its final size.
-            var counter = reader
-            while let element = try counter.next() {
-                if try ReceiptAttribute(berElement: element).type == AttributeType.inAppPurchase { purchaseCount += 1 }
-            }
-            inAppPurchases.reserveCapacity(purchaseCount)
-            while let element = try reader.next() {
-                let attribute = try ReceiptAttribute(berElement: element)
+            try AttributeWalker.forEach(inSetContent: set.content) { attribute in
                 if attribute.type == AttributeType.inAppPurchase {
                     inAppPurchases.append(try InAppPurchase(attributeValue: attribute.value))
-                } else if AttributeType.known.contains(attribute.type) {
+                } else if AttributeType.isDocumented(attribute.type) {
                     try seen.insert(attribute.type, base: 0)
                     try assign(attribute)
                 }
@@ -114,6 +115,6 @@ public struct ReceiptPayload: Sendable {
 
     /// The top-level attributes whose type is not documented, kept raw.
     public var unknownAttributes: [ReceiptAttribute] {
-        attributes.filter { !AttributeType.known.contains($0.type) }
+        attributes.filter { !AttributeType.isDocumented($0.type) }
     }
 }

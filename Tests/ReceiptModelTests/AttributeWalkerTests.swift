@@ -1,0 +1,70 @@
+import BER
+@testable import ReceiptModel
+import TestSupport
+import Testing
+
+/// The pointer-based fast path of the attribute walk must agree exactly with the general reader:
+/// same attributes, same order, and the same error code for malformed bytes.
+struct AttributeWalkerTests {
+    static func walk(_ content: ArraySlice<UInt8>, fastPath: Bool) -> Result<[ReceiptAttribute], BERError> {
+        var seen: [ReceiptAttribute] = []
+        do {
+            try AttributeWalker.forEach(inSetContent: content, fastPath: fastPath) { seen.append($0) }
+            return .success(seen)
+        } catch let error as BERError {
+            return .failure(error)
+        } catch {
+            Issue.record("unexpected error \(error)")
+            return .success([])
+        }
+    }
+
+    static func expectAgreement(_ content: ArraySlice<UInt8>, _ context: String) {
+        switch (walk(content, fastPath: true), walk(content, fastPath: false)) {
+        case let (.success(fast), .success(reference)): #expect(fast == reference, "\(context)")
+        case let (.failure(fast), .failure(reference)): #expect(fast.code == reference.code, "\(context)")
+        case let (fast, reference): Issue.record("\(context): fast \(fast) but reference \(reference)")
+        }
+    }
+
+    /// An attribute SEQUENCE { type, version, OCTET STRING value } in DER.
+    static func attribute(type: UInt8, value: [UInt8]) -> [UInt8] {
+        let body: [UInt8] = [0x02, 0x01, type, 0x02, 0x01, 0x01, 0x04, UInt8(value.count)] + value
+        return [0x30, UInt8(body.count)] + body
+    }
+
+    @Test func resumesWithTheGeneralReaderAtTheFirstUnusualAttribute() {
+        let first = Self.attribute(type: 2, value: [0x0C, 0x01, 0x41])
+        // The same shape with an indefinite-length SEQUENCE: only the general reader reads it.
+        let indefinite: [UInt8] = [0x30, 0x80, 0x02, 0x01, 0x03, 0x02, 0x01, 0x01, 0x04, 0x01, 0x07, 0x00, 0x00]
+        let last = Self.attribute(type: 4, value: [0x01, 0x02])
+        let content = (first + indefinite + last)[...]
+        guard case .success(let attributes) = Self.walk(content, fastPath: true) else {
+            Issue.record("the walk failed")
+            return
+        }
+        #expect(attributes.map(\.type) == [2, 3, 4])
+        #expect(attributes.map { Array($0.value) } == [[0x0C, 0x01, 0x41], [0x07], [0x01, 0x02]])
+        Self.expectAgreement(content, "mixed DER and BER")
+    }
+
+    @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+    func agreesWithTheGeneralReaderOnRealAndMutatedPayloads() throws {
+        var generator = SplitMix64(seed: 0xA77)
+        for name in SharedTestData.receiptNames {
+            let receipt = try AppReceipt(berEncoded: try SharedTestData.receiptBytes(name))
+            let payload = Array(receipt.payload.encoded)
+            Self.expectAgreement(payload[...], name)
+            for purchase in receipt.payload.inAppPurchases.prefix(3) {
+                Self.expectAgreement(purchase.encoded, "\(name) in-app")
+            }
+            for round in 0..<120 {
+                var mutated = payload
+                let index = Int(generator.next() % UInt64(mutated.count))
+                mutated[index] ^= UInt8(1) << UInt8(generator.next() % 8)
+                Self.expectAgreement(mutated[...], "\(name) flip \(round)")
+                Self.expectAgreement(mutated[..<index], "\(name) cut at \(index)")
+            }
+        }
+    }
+}
