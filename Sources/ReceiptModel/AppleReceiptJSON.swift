@@ -10,11 +10,6 @@
 /// listed under the extra key `unknown_attributes`, as `{"type", "version", "value"}` with the
 /// value in base64, so nothing in the receipt is dropped. Apple's clients ignore unknown keys.
 public enum AppleReceiptJSON {
-    /// Top-level attribute types Apple's `receipt` object renders.
-    static let renderedTopLevel: Set<Int64> = [0, 1, 2, 3, 12, 15, 16, 17, 18, 19, 21]
-    /// In-app attribute types Apple's `in_app` entries render.
-    static let renderedInApp: Set<Int64> = [1701, 1702, 1703, 1704, 1705, 1706, 1708, 1711, 1712, 1713, 1719, 1721]
-
     /// The `receipt` object as JSON text.
     /// - Parameter requestDate: rendered as `request_date*` when given (the time the request was
     ///   answered; a receipt does not contain it).
@@ -29,72 +24,132 @@ public enum AppleReceiptJSON {
         writer.beginObject()
         if let value = payload.receiptTypeBytes { writer.field("receipt_type", utf8: value) }
         if let value = payload.appItemID {
-            writer.field("adam_id", value)
-            writer.field("app_item_id", value)
+            writer.key("adam_id" as StaticString)
+            writer.number(value)
+            writer.key("app_item_id" as StaticString)
+            writer.number(value)
         }
         if let value = payload.bundleIDBytes { writer.field("bundle_id", utf8: value) }
         if let value = payload.applicationVersionBytes { writer.field("application_version", utf8: value) }
-        if let value = payload.downloadID { writer.field("download_id", value) }
-        if let value = payload.versionExternalIdentifier { writer.field("version_external_identifier", value) }
-        writeDate("receipt_creation_date", payload.creationDate, to: &writer)
-        writeDate("request_date", requestDate, to: &writer)
-        writeDate("original_purchase_date", payload.originalPurchaseDate, to: &writer)
+        if let value = payload.downloadID {
+            writer.key("download_id" as StaticString)
+            writer.number(value)
+        }
+        if let value = payload.versionExternalIdentifier {
+            writer.key("version_external_identifier" as StaticString)
+            writer.number(value)
+        }
+        writeDate(
+            payload.creationDate, "receipt_creation_date", "receipt_creation_date_ms", "receipt_creation_date_pst",
+            to: &writer)
+        writeDate(requestDate, "request_date", "request_date_ms", "request_date_pst", to: &writer)
+        writeDate(
+            payload.originalPurchaseDate, "original_purchase_date", "original_purchase_date_ms",
+            "original_purchase_date_pst", to: &writer)
         if let value = payload.originalApplicationVersionBytes {
             writer.field("original_application_version", utf8: value)
         }
-        writeDate("expiration_date", payload.expirationDate, to: &writer)
-        writer.key("in_app")
+        writeDate(payload.expirationDate, "expiration_date", "expiration_date_ms", "expiration_date_pst", to: &writer)
+        writer.key("in_app" as StaticString)
         writer.beginArray()
         for purchase in payload.inAppPurchases { write(purchase, to: &writer) }
         writer.endArray()
-        writeUnrendered(payload.attributes, rendered: renderedTopLevel, to: &writer)
+        writeUnrendered(payload.attributes, rendered: AttributeSet.isRenderedTopLevel, to: &writer)
         writer.endObject()
     }
 
     /// Writes one `in_app` entry.
     public static func write(_ purchase: InAppPurchase, to writer: inout JSONWriter) {
         writer.beginObject()
-        if let value = purchase.quantity { writer.field("quantity", String(value)) }
+        if let value = purchase.quantity { writeNumberString("quantity", value, to: &writer) }
         if let value = purchase.productIDBytes { writer.field("product_id", utf8: value) }
         if let value = purchase.transactionIDBytes { writer.field("transaction_id", utf8: value) }
         if let value = purchase.originalTransactionIDBytes { writer.field("original_transaction_id", utf8: value) }
-        writeDate("purchase_date", purchase.purchaseDate, to: &writer)
-        writeDate("original_purchase_date", purchase.originalPurchaseDate, to: &writer)
-        writeDate("expires_date", purchase.expiresDate, to: &writer)
-        writeDate("cancellation_date", purchase.cancellationDate, to: &writer)
+        writeDate(purchase.purchaseDate, "purchase_date", "purchase_date_ms", "purchase_date_pst", to: &writer)
+        writeDate(
+            purchase.originalPurchaseDate, "original_purchase_date", "original_purchase_date_ms",
+            "original_purchase_date_pst", to: &writer)
+        writeDate(purchase.expiresDate, "expires_date", "expires_date_ms", "expires_date_pst", to: &writer)
+        writeDate(
+            purchase.cancellationDate, "cancellation_date", "cancellation_date_ms", "cancellation_date_pst",
+            to: &writer)
         // Apple shows the web order line item id for subscription events; other products carry 0.
-        if let value = purchase.webOrderLineItemID, value != 0 { writer.field("web_order_line_item_id", String(value)) }
-        if let value = purchase.isTrialPeriod { writer.field("is_trial_period", value ? "true" : "false") }
+        if let value = purchase.webOrderLineItemID, value != 0 {
+            writeNumberString("web_order_line_item_id", value, to: &writer)
+        }
+        if let value = purchase.isTrialPeriod { writeBooleanString("is_trial_period", value, to: &writer) }
         if let value = purchase.isInIntroOfferPeriod {
-            writer.field("is_in_intro_offer_period", value ? "true" : "false")
+            writeBooleanString("is_in_intro_offer_period", value, to: &writer)
         }
         if let value = purchase.promotionalOfferIDBytes { writer.field("promotional_offer_id", utf8: value) }
-        writeUnrendered(purchase.attributes, rendered: renderedInApp, to: &writer)
+        writeUnrendered(purchase.attributes, rendered: AttributeSet.isRenderedInApp, to: &writer)
         writer.endObject()
     }
 
-    /// `name`, `name_ms` and `name_pst`, or nothing when the date is absent.
-    static func writeDate(_ name: String, _ date: ReceiptDate?, to writer: inout JSONWriter) {
+    /// `name`, `name_ms` and `name_pst`, or nothing when the date is absent. Written straight into
+    /// the buffer: dates are most of a receipt's JSON, and three `String`s per date dominated.
+    static func writeDate(
+        _ date: ReceiptDate?, _ name: StaticString, _ milliseconds: StaticString, _ pacific: StaticString,
+        to writer: inout JSONWriter
+    ) {
         guard let date else { return }
-        writer.field(name, date.appleGMTString)
-        writer.field(name + "_ms", String(date.millisecondsSince1970))
-        writer.field(name + "_pst", date.applePacificString)
+        writer.key(name)
+        writer.string { date.appendAppleGMT(to: &$0) }
+        writer.key(milliseconds)
+        writer.string { JSONWriter.appendDecimal(date.millisecondsSince1970, to: &$0) }
+        writer.key(pacific)
+        writer.string { date.appendApplePacific(to: &$0) }
     }
 
-    private static func writeUnrendered(_ attributes: [ReceiptAttribute], rendered: Set<Int64>, to writer: inout JSONWriter) {
+    /// Apple writes these integers as strings: `"quantity": "1"`.
+    private static func writeNumberString(_ name: StaticString, _ value: Int64, to writer: inout JSONWriter) {
+        writer.key(name)
+        writer.string { JSONWriter.appendDecimal(value, to: &$0) }
+    }
+
+    /// Apple writes booleans as strings: `"is_trial_period": "false"`.
+    private static func writeBooleanString(_ name: StaticString, _ value: Bool, to writer: inout JSONWriter) {
+        writer.key(name)
+        let text: StaticString = value ? "true" : "false"
+        writer.string { bytes in text.withUTF8Buffer { bytes.append(contentsOf: $0) } }
+    }
+
+    private static func writeUnrendered(
+        _ attributes: [ReceiptAttribute], rendered: (Int64) -> Bool, to writer: inout JSONWriter
+    ) {
         var opened = false
-        for attribute in attributes where !rendered.contains(attribute.type) {
+        for attribute in attributes where !rendered(attribute.type) {
             if !opened {
-                writer.key("unknown_attributes")
+                writer.key("unknown_attributes" as StaticString)
                 writer.beginArray()
                 opened = true
             }
             writer.beginObject()
-            writer.field("type", attribute.type)
-            writer.field("version", attribute.version)
-            writer.field("value", Base64.encode(attribute.value))
+            writer.key("type" as StaticString)
+            writer.number(attribute.type)
+            writer.key("version" as StaticString)
+            writer.number(attribute.version)
+            writer.key("value" as StaticString)
+            writer.string { Base64.append(attribute.value, to: &$0) }
             writer.endObject()
         }
         if opened { writer.endArray() }
+    }
+
+    /// Which attribute types Apple's JSON renders.
+    enum AttributeSet {
+        static func isRenderedTopLevel(_ type: Int64) -> Bool {
+            switch type {
+            case 0...3, 12, 15...19, 21: true
+            default: false
+            }
+        }
+
+        static func isRenderedInApp(_ type: Int64) -> Bool {
+            switch type {
+            case 1701...1706, 1708, 1711...1713, 1719, 1721: true
+            default: false
+            }
+        }
     }
 }

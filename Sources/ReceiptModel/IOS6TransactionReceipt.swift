@@ -136,7 +136,8 @@ public struct IOS6TransactionReceipt: Sendable {
     }
 
     private static func base64Decode(_ text: some Collection<UInt8>, what: String) throws(ReceiptError) -> [UInt8] {
-        guard let bytes = Base64.decode(text) else { throw ReceiptError(.invalidBase64, "\(what) is not valid base64") }
+        // One copy of the text into an array: iOS 6 receipts are small and off the hot path.
+        guard let bytes = Base64.decode(Array(text)) else { throw ReceiptError(.invalidBase64, "\(what) is not valid base64") }
         return bytes
     }
 

@@ -44,6 +44,25 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// Writes an object key given as a literal, without creating a `String`.
+    public mutating func key(_ name: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        needsComma = false
+    }
+
+    /// Writes a string value whose characters `write` appends directly to the buffer. The caller
+    /// guarantees they need no escaping (digits, ASCII letters, spaces, `-`, `:`, `/`, `+`, `=`).
+    public mutating func string(_ write: (inout [UInt8]) -> Void) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        write(&bytes)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
     public mutating func string(_ value: String) {
         separate()
         appendQuoted(value)
@@ -142,6 +161,19 @@ public struct JSONWriter: Sendable {
     }
 
     private mutating func appendDecimal(_ value: Int64) {
-        bytes.append(contentsOf: String(value).utf8)
+        Self.appendDecimal(value, to: &bytes)
+    }
+
+    /// Appends the decimal digits of `value` (with a leading `-` when negative) without creating a `String`.
+    public static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var divisor: UInt64 = 1
+        while magnitude / divisor >= 10 { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor))
+            magnitude %= divisor
+            divisor /= 10
+        }
     }
 }

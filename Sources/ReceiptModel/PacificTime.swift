@@ -62,13 +62,30 @@ enum PacificTime {
 extension ReceiptDate {
     /// Apple's UTC form: `2020-07-22 17:39:08 Etc/GMT`.
     public var appleGMTString: String {
-        CivilCalendar.DateTime(secondsSince1970: secondsSince1970).formatted() + " Etc/GMT"
+        var bytes: [UInt8] = []
+        appendAppleGMT(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Apple's Pacific form, daylight saving applied: `2020-07-22 10:39:08 America/Los_Angeles`.
     public var applePacificString: String {
+        var bytes: [UInt8] = []
+        appendApplePacific(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``appleGMTString``'s characters to `bytes`.
+    public func appendAppleGMT(to bytes: inout [UInt8]) {
+        CivilCalendar.DateTime(secondsSince1970: secondsSince1970).append(to: &bytes)
+        let zone: StaticString = " Etc/GMT"
+        zone.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends ``applePacificString``'s characters to `bytes`.
+    public func appendApplePacific(to bytes: inout [UInt8]) {
         let seconds = secondsSince1970
-        let local = seconds + PacificTime.offsetSeconds(atUTC: seconds)
-        return CivilCalendar.DateTime(secondsSince1970: local).formatted() + " America/Los_Angeles"
+        CivilCalendar.DateTime(secondsSince1970: seconds + PacificTime.offsetSeconds(atUTC: seconds)).append(to: &bytes)
+        let zone: StaticString = " America/Los_Angeles"
+        zone.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 }
