@@ -14,6 +14,12 @@ public enum ReceiptInput: Sendable {
     /// Recognizes and decodes `bytes`.
     /// - Throws: ``ReceiptError`` with a stable code.
     public init(bytes: [UInt8]) throws(ReceiptError) {
+        try self.init(bytes: bytes[...])
+    }
+
+    /// Recognizes and decodes `bytes`; raw DER is decoded in place, without a copy.
+    /// - Throws: ``ReceiptError`` with a stable code.
+    public init(bytes: ArraySlice<UInt8>) throws(ReceiptError) {
         guard bytes.count <= Self.maximumInputSize else {
             throw ReceiptError(.tooLarge, "the input is \(bytes.count) bytes; the limit is \(Self.maximumInputSize)")
         }
@@ -21,7 +27,7 @@ public enum ReceiptInput: Sendable {
             self = .appReceipt(try AppReceipt(berEncoded: bytes))
             return
         }
-        let text = Self.trimmed(bytes[...])
+        let text = Self.trimmed(bytes)
         guard !text.isEmpty else { throw ReceiptError(.emptyInput, "the input is empty") }
         if text.first == UInt8(ascii: "{") {
             self = .iOS6(try IOS6TransactionReceipt(plistText: text))

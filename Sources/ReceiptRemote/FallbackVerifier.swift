@@ -75,22 +75,9 @@ public final class FallbackVerifier: Sendable {
     // MARK: - Local
 
     private func verifyLocally(_ bytes: [UInt8], request: FallbackRequest) -> (ReceiptInput?, Verdict) {
-        let validationTime = request.validationTime ?? verifier.configuration.validationTime
-        do {
-            let input = try ReceiptInput(bytes: bytes)
-            switch input {
-            case .appReceipt(let receipt):
-                return (input, verifier.verify(receipt, validationTime: validationTime, policy: request.policy))
-            case .iOS6(let receipt):
-                return (input, verifier.verify(receipt, validationTime: validationTime, policy: request.policy))
-            }
-        } catch {
-            // Undecodable bytes are provably not a receipt Apple signed: verifyReceipt's 21002.
-            let verdict = Verdict(
-                outcome: .invalid, reasons: [Reason(.receiptMalformed, "receipt: cannot be decoded (\(error.code))")],
-                environment: nil, validationTime: validationTime, validationInstant: nil, chain: [])
-            return (nil, verdict)
-        }
+        let (input, verdict) = verifier.decodeAndVerify(
+            bytes[...], validationTime: request.validationTime, policy: request.policy)
+        return (try? input.get(), verdict)
     }
 
     /// The decision table's first half: does this local verdict go to Apple?

@@ -21,20 +21,7 @@ public struct LocalDecider: ReceiptDecider {
 
     /// Decodes the receipt once and verifies the decoded value (no second decode inside the verifier).
     public static func decideLocally(_ request: DecisionRequest, verifier: ReceiptVerifier) -> Decision {
-        let input = Result { () throws(ReceiptError) in try ReceiptInput(bytes: request.receiptData) }
-        let verdict: Verdict
-        switch input {
-        case .success(.appReceipt(let receipt)):
-            verdict = verifier.verify(receipt, validationTime: request.validationTime)
-        case .success(.iOS6(let receipt)):
-            verdict = verifier.verify(receipt, validationTime: request.validationTime)
-        case .failure(let error):
-            // Undecodable bytes are provably not a receipt Apple signed: verifyReceipt's 21002.
-            verdict = Verdict(
-                outcome: .invalid,
-                reasons: [Reason(.receiptMalformed, "receipt: cannot be decoded (\(error.code)): \(error.reason)")],
-                environment: nil, validationTime: request.validationTime, validationInstant: nil, chain: [])
-        }
+        let (input, verdict) = verifier.decodeAndVerify(request.receiptData[...], validationTime: request.validationTime)
         return Decision(verdict: verdict, input: input)
     }
 }

@@ -44,53 +44,27 @@ public final class ReceiptVerifier: Sendable {
     public func verify(
         receiptBytes bytes: ArraySlice<UInt8>, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
     ) -> Verdict {
+        decodeAndVerify(bytes, validationTime: validationTime, policy: policy).verdict
+    }
+
+    /// Decodes raw receipt bytes once and verifies them, returning the decoded input too, for callers
+    /// that also render the receipt (the CLI, the server, the remote fallback).
+    ///
+    /// ``ReceiptInput`` recognizes every form a client sends: DER/BER, base64 with white space, quotes
+    /// or a `data:` prefix, iOS 6 plist text or its base64.
+    public func decodeAndVerify(
+        _ bytes: ArraySlice<UInt8>, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
+    ) -> (input: Result<ReceiptInput, ReceiptError>, verdict: Verdict) {
         let timePolicy = validationTime ?? configuration.validationTime
-        switch Self.format(of: bytes) {
-        case .pkcs7:
-            return verifyPKCS7(bytes, validationTime: timePolicy, policy: policy)
-        case .ios6PlistText:
-            return verifyIOS6(plistText: bytes, validationTime: timePolicy, policy: policy)
-        case .base64:
-            guard bytes.count <= AppReceipt.maximumSize / 3 * 4 + 4, let decoded = Base64.decode(bytes) else {
-                return verifyPKCS7(bytes, validationTime: timePolicy, policy: policy)
-            }
-            // Decoded once; base64 of base64 is not a receipt format.
-            return IOS6TransactionReceipt.looksLikePlistText(decoded[...])
-                ? verifyIOS6(plistText: decoded[...], validationTime: timePolicy, policy: policy)
-                : verifyPKCS7(decoded[...], validationTime: timePolicy, policy: policy)
+        let input = Result { () throws(ReceiptError) in try ReceiptInput(bytes: bytes) }
+        switch input {
+        case .success(.appReceipt(let receipt)):
+            return (input, verify(receipt, validationTime: timePolicy, policy: policy))
+        case .success(.iOS6(let receipt)):
+            return (input, verify(receipt, validationTime: timePolicy, policy: policy))
+        case .failure(let error):
+            return (input, Verdict.malformed(error, validationTime: timePolicy))
         }
-    }
-
-    private func verifyPKCS7(_ bytes: ArraySlice<UInt8>, validationTime: ValidationTime, policy: ReceiptPolicy?)
-        -> Verdict
-    {
-        do {
-            let receipt = try AppReceipt(berEncoded: bytes)
-            return verify(receipt, validationTime: validationTime, policy: policy)
-        } catch {
-            return Self.malformed(error, validationTime: validationTime)
-        }
-    }
-
-    private func verifyIOS6(plistText: ArraySlice<UInt8>, validationTime: ValidationTime, policy: ReceiptPolicy?)
-        -> Verdict
-    {
-        do {
-            let receipt = try IOS6TransactionReceipt(plistText: plistText)
-            return verify(receipt, validationTime: validationTime, policy: policy)
-        } catch {
-            return Self.malformed(error, validationTime: validationTime)
-        }
-    }
-
-    enum InputFormat { case pkcs7, ios6PlistText, base64 }
-
-    /// PKCS#7 starts with SEQUENCE (0x30); an iOS 6 receipt's plist text with `{`; anything else is
-    /// tried as base64 text of either (what apps send).
-    static func format(of bytes: ArraySlice<UInt8>) -> InputFormat {
-        if bytes.first == 0x30 { return .pkcs7 }
-        if IOS6TransactionReceipt.looksLikePlistText(bytes) { return .ios6PlistText }
-        return .base64
     }
 
     /// Verifies raw receipt bytes; see ``verify(receiptBytes:validationTime:policy:)-(ArraySlice<UInt8>,_,_)``.
@@ -193,10 +167,4 @@ public final class ReceiptVerifier: Sendable {
         .signatureUnsupportedAlgorithm, .chainValidationTimeUnavailable, .ios6ChainIncomplete, .internalError,
     ]
 
-    static func malformed(_ error: any Error, validationTime: ValidationTime) -> Verdict {
-        let code = (error as? ReceiptError).map { " (\($0.code))" } ?? ""
-        return Verdict(
-            outcome: .invalid, reasons: [Reason(.receiptMalformed, "receipt: cannot be decoded\(code): \(error)")],
-            environment: nil, validationTime: validationTime, validationInstant: nil, chain: [])
-    }
 }

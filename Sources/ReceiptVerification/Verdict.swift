@@ -53,6 +53,15 @@ public struct Verdict: Sendable, CustomStringConvertible {
         self.status = Self.status(outcome: outcome, reasons: reasons)
     }
 
+    /// The verdict for bytes that cannot be decoded: provably not a receipt Apple signed, so
+    /// `invalid` with ``Reason/Code/receiptMalformed`` and verifyReceipt's status 21002.
+    public static func malformed(_ error: ReceiptError, validationTime: ValidationTime) -> Verdict {
+        Verdict(
+            outcome: .invalid,
+            reasons: [Reason(.receiptMalformed, "receipt: cannot be decoded (\(error.code)): \(error.reason)")],
+            environment: nil, validationTime: validationTime, validationInstant: nil, chain: [])
+    }
+
     /// verifyReceipt's status for an outcome (receipt-format.md §4). 21007/21008 (wrong environment)
     /// are a server's decision, not the verifier's.
     static func status(outcome: Outcome, reasons: [Reason]) -> Int {

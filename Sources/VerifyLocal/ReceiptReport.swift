@@ -26,31 +26,25 @@ struct ReceiptReport {
             verdict = combined.localVerdict
         case .failure(let error):
             self.fallback = nil
-            verdict = Self.malformedVerdict(error, validationTime: fallback.verifier.configuration.validationTime)
+            verdict = Verdict.malformed(error, validationTime: fallback.verifier.configuration.validationTime)
         }
     }
 
     init(source: InputSource, verifier: ReceiptVerifier?) {
         name = source.name
         fallback = nil
-        result = Result { () throws(ReceiptError) in try ReceiptInput(bytes: source.read()) }
         guard let verifier else {
+            result = Result { () throws(ReceiptError) in try ReceiptInput(bytes: source.read()) }
             verdict = nil
             return
         }
-        switch result {
-        case .success(.appReceipt(let receipt)): verdict = verifier.verify(receipt)
-        case .success(.iOS6(let receipt)): verdict = verifier.verify(receipt)
+        switch Result(catching: { () throws(ReceiptError) in try source.read() }) {
+        case .success(let bytes):
+            (result, verdict) = verifier.decodeAndVerify(bytes[...])
         case .failure(let error):
-            verdict = Self.malformedVerdict(error, validationTime: verifier.configuration.validationTime)
+            result = .failure(error)
+            verdict = Verdict.malformed(error, validationTime: verifier.configuration.validationTime)
         }
-    }
-
-    /// Undecodable bytes are provably not a receipt Apple signed: verifyReceipt's 21002.
-    static func malformedVerdict(_ error: ReceiptError, validationTime: ValidationTime) -> Verdict {
-        Verdict(
-            outcome: .invalid, reasons: [Reason(.receiptMalformed, "receipt: cannot be decoded (\(error.code)): \(error.reason)")],
-            environment: nil, validationTime: validationTime, validationInstant: nil, chain: [])
     }
 
     var failed: Bool {
