@@ -49,7 +49,7 @@ let package = Package(
         // PKCS#7 SignedData, the receipt payload, and verifyReceipt-shaped JSON. No C, no network.
         .target(name: "ReceiptModel", dependencies: ["BER"], swiftSettings: swiftSettings),
         // The only Swift module that touches OpenSSL: owned OpenSSL objects, digests, RSA, X.509 paths.
-        .target(name: "ReceiptCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "ReceiptCrypto", dependencies: ["BER", "COpenSSL"], swiftSettings: swiftSettings),
         // Trust anchors, chain and signature checks, policies, verdicts.
         .target(
             name: "ReceiptVerification",
@@ -66,7 +66,7 @@ let package = Package(
         .target(
             name: "ReceiptRemote",
             dependencies: [
-                "ReceiptModel", "ReceiptVerification",
+                "BER", "ReceiptModel", "ReceiptVerification",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -77,7 +77,7 @@ let package = Package(
         .target(
             name: "AppleStandIn",
             dependencies: [
-                "ReceiptModel", "ReceiptVerification",
+                "BER", "ReceiptModel", "ReceiptVerification",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -88,7 +88,7 @@ let package = Package(
         .target(
             name: "ReceiptServer",
             dependencies: [
-                "ReceiptModel", "ReceiptVerification", "ReceiptRemote",
+                "BER", "ReceiptModel", "ReceiptVerification", "ReceiptRemote",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
+public import BER
 /// Why the stand-in could not start, or a scripted failure it raises on purpose.
-public struct StandInError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct StandInError: CodedError {
     /// A stable identifier of the failure.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Sendable {
@@ -25,8 +26,4 @@ public struct StandInError: Error, Hashable, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public var description: String { "\(code): \(reason)" }
-
-    public static func == (lhs: StandInError, rhs: StandInError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -2,7 +2,7 @@
 ///
 /// `code` is stable and is what equality compares; `reason` and `offset` (the index in the input
 /// where the problem was found) are for people.
-public struct BERError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct BERError: CodedError {
     /// A stable identifier for the kind of malformation.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Sendable {
@@ -74,6 +74,4 @@ public struct BERError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { "\(code) at byte \(offset): \(reason)" }
 
-    public static func == (lhs: BERError, rhs: BERError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

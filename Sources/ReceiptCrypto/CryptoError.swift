@@ -1,10 +1,11 @@
+public import BER
 internal import COpenSSL
 
 /// An error from the crypto layer: an OpenSSL call failed or was handed input it cannot use.
 ///
 /// `code` is stable and compared for equality; `reason` says what happened in words, and for
 /// OpenSSL failures includes the function name and OpenSSL's drained error queue.
-public struct CryptoError: Error, Hashable, CustomStringConvertible, Sendable {
+public struct CryptoError: CodedError {
     /// A stable identifier of the kind of failure.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Sendable {
@@ -40,11 +41,6 @@ public struct CryptoError: Error, Hashable, CustomStringConvertible, Sendable {
         self.file = file
         self.line = line
     }
-
-    public var description: String { "\(code): \(reason)" }
-
-    public static func == (lhs: CryptoError, rhs: CryptoError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// Builds an error for a failed OpenSSL call and drains OpenSSL's thread-local error queue into it,
     /// so a later call never sees a stale error.

@@ -1,8 +1,9 @@
+public import BER
 /// An error from the receipt forge: a description, certificate or key it was handed cannot be used.
 ///
 /// `code` is stable and compared for equality; `reason` says what was wrong in words. Hostile
 /// receipts are not errors: the forge makes them on purpose and returns their bytes.
-public struct ForgeError: Error, Hashable, CustomStringConvertible, Sendable {
+public struct ForgeError: CodedError {
     /// A stable identifier of the kind of failure.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Sendable {
@@ -45,8 +46,4 @@ public struct ForgeError: Error, Hashable, CustomStringConvertible, Sendable {
         self.line = line
     }
 
-    public var description: String { "\(code): \(reason)" }
-
-    public static func == (lhs: ForgeError, rhs: ForgeError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -4,7 +4,7 @@ public import BER
 ///
 /// `code` is stable and is what equality compares. When the cause is malformed BER, `underlying`
 /// carries the reader's own error (its code says exactly what was wrong, e.g. `ber.truncated`).
-public struct ReceiptError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct ReceiptError: CodedError {
     /// A stable identifier of the kind of failure.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Sendable {
@@ -72,10 +72,6 @@ public struct ReceiptError: Error, Hashable, Sendable, CustomStringConvertible {
         self.line = line
     }
 
-    public var description: String { "\(code): \(reason)" }
-
-    public static func == (lhs: ReceiptError, rhs: ReceiptError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 
 extension ReceiptError {

@@ -1,9 +1,10 @@
+public import BER
 /// Why Apple's verifyReceipt gave no usable answer: unreachable, too slow, refused by the circuit
 /// breaker, or an answer that is not a verifyReceipt response.
 ///
 /// `code` is stable and is what equality compares; `reason` is for people and may change. Never carries
 /// the receipt data or the shared secret.
-public struct RemoteError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct RemoteError: CodedError {
     /// A stable identifier of the kind of failure, e.g. `remote.unavailable`.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Sendable {
@@ -78,8 +79,4 @@ public struct RemoteError: Error, Hashable, Sendable, CustomStringConvertible {
         RemoteError(code, reason, lastStatus: lastStatus, attempts: attempts, file: file, line: line)
     }
 
-    public var description: String { "\(code): \(reason)" }
-
-    public static func == (lhs: RemoteError, rhs: RemoteError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

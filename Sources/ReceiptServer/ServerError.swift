@@ -1,9 +1,10 @@
+public import BER
 /// Why the server refused a request before verifying anything: unreadable JSON, bad base64, a body
 /// too large or too slow, a media type it does not read, too much work in flight, or bad configuration.
 ///
 /// Verification outcomes are never errors (they are ``Decision`` values); this type covers only the
 /// request itself and the server's setup. `code` is stable and compared for equality.
-public struct ServerError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct ServerError: CodedError {
     /// A stable identifier of the kind of failure.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Sendable {
@@ -60,8 +61,4 @@ public struct ServerError: Error, Hashable, Sendable, CustomStringConvertible {
         self.line = line
     }
 
-    public var description: String { "\(code): \(reason)" }
-
-    public static func == (lhs: ServerError, rhs: ServerError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -1,7 +1,8 @@
+public import BER
 /// An error while configuring verification: reading trust anchors from files.
 ///
 /// Verifying a receipt never throws; its outcome is a ``Verdict``. `code` is stable and compared for equality.
-public struct VerificationError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct VerificationError: CodedError {
     /// A stable identifier of the kind of failure.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Sendable {
@@ -32,8 +33,4 @@ public struct VerificationError: Error, Hashable, Sendable, CustomStringConverti
         self.line = line
     }
 
-    public var description: String { "\(code): \(reason)" }
-
-    public static func == (lhs: VerificationError, rhs: VerificationError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
