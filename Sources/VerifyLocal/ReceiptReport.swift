@@ -181,13 +181,17 @@ struct ReceiptReport {
                     "container",
                     "\(receipt.signedData.certificates.count) certificates, digest \(Self.digestName(digest)), payload \(receipt.signedData.eContent.count) bytes"))
             lines.append(Self.row("purchases", "\(payload.inAppPurchases.count)"))
-            for (index, purchase) in payload.inAppPurchases.enumerated() {
+            // Text is for people: the first purchases, then a count; --format json has every one.
+            for (index, purchase) in payload.inAppPurchases.prefix(Self.purchasesShownAsText).enumerated() {
                 var line = "  \(index + 1). \(purchase.productID ?? "?") ×\(purchase.quantity ?? 1)"
                 line += "  \(purchase.purchaseDate.map(\.description) ?? "?")"
                 if let expires = purchase.expiresDate { line += "  expires \(expires)" }
                 if let cancelled = purchase.cancellationDate { line += "  cancelled \(cancelled)" }
                 if let type = purchase.productType { line += "  (\(type))" }
                 lines.append(line)
+            }
+            if payload.inAppPurchases.count > Self.purchasesShownAsText {
+                lines.append("  … and \(payload.inAppPurchases.count - Self.purchasesShownAsText) more (--format json lists all)")
             }
             let unknown = payload.unknownAttributes.count + payload.inAppPurchases.reduce(0) { $0 + $1.unknownAttributes.count }
             lines.append(Self.row("undocumented", "\(unknown) attributes kept raw"))
@@ -200,6 +204,9 @@ struct ReceiptReport {
         }
         return lines.joined(separator: "\n") + "\n\n"
     }
+
+    /// How many purchases a text report lists before summarising the rest.
+    static let purchasesShownAsText = 20
 
     static func row(_ label: String, _ value: String) -> String {
         "  " + label.padding(toLength: 13, withPad: " ", startingAt: 0) + value
