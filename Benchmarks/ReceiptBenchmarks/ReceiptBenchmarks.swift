@@ -1,0 +1,186 @@
+// The cost of one receipt, step by step, against OpenSSL's own floor measured in the same process.
+//
+//   swift package --package-path Benchmarks --scratch-path .build-bench benchmark
+//
+// Every benchmark does one operation per iteration, so wallClock is the cost of one receipt, throughput is
+// receipts per second and mallocCountTotal is allocations per receipt (the checked-in thresholds under
+// Thresholds/ guard the malloc counts only: times on a shared VM are not repeatable enough to gate on).
+// Names start with the suite: decode, linearity, verify, json, server, floor.
+
+import Benchmark
+import ReceiptModel
+import ReceiptServer
+import ReceiptVerification
+
+/// The metrics of every suite.
+let metrics: [BenchmarkMetric] = [.throughput, .wallClock, .mallocCountTotal]
+
+/// Tolerances for `benchmark thresholds check` against Thresholds/*.p90.json: allocation counts must match
+/// exactly where only Swift code runs; OpenSSL's own allocations may vary by a few with its internal caches.
+func configuration(mallocTolerance: Int = 0, maxDuration: Duration = .seconds(2)) -> Benchmark.Configuration {
+    .init(
+        metrics: metrics,
+        warmupIterations: 20,
+        maxDuration: maxDuration,
+        maxIterations: 200_000,
+        thresholds: [.mallocCountTotal: .init(absolute: [.p90: mallocTolerance])]
+    )
+}
+
+/// A fixed "now" for the rendered `request_date*` keys: the path must not read the clock per receipt here
+/// any more than the server's own cost model does (the server reads it once per request).
+let requestDate = ReceiptDate(millisecondsSince1970: 1_767_225_600_000)
+
+/// What the server does with one request body, without the network: ReceiptRoutes.verifyReceipt's steps
+/// from the parsed body to the response bytes (JSON in, decode, verify, Apple-shaped JSON out).
+@inline(never)
+func serverPath(body: [UInt8], verifier: ReceiptVerifier) -> [UInt8] {
+    guard let json = try? RequestJSON(parsing: body), let receiptData = try? json.string("receipt-data") else {
+        return VerifyReceiptResponse.status(21000)
+    }
+    let decision = LocalDecider.decideLocally(
+        DecisionRequest(receiptData: receiptData, endpoint: .sandbox, validationTime: .receiptCreation),
+        verifier: verifier)
+    guard decision.status == 0, case .success(.appReceipt(let receipt)) = decision.input else {
+        return VerifyReceiptResponse.status(decision.status)
+    }
+    let latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: false)
+    return VerifyReceiptResponse.valid(
+        payload: receipt.payload, environment: decision.environment ?? "Production", requestDate: requestDate,
+        latestReceiptInfo: latest.isEmpty ? nil : latest, latestReceipt: nil)
+}
+
+/// What a setup hands its benchmark. package-benchmark casts the setup result from `Any` on every iteration;
+/// a class makes that a pointer cast, with no copying of structs out of an existential box.
+final class Box<Value>: @unchecked Sendable {  // read by the benchmark's one measuring thread only
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// A verifier whose cache already holds `input`'s chain; stops the run unless the receipt is valid.
+func warmVerifier(for input: BenchInput) -> ReceiptVerifier {
+    let verifier = ReceiptVerifier(configuration: .init(trustAnchors: Inputs.anchors))
+    let verdict = verifier.verify(receiptBytes: input.bytes)
+    guard verdict.outcome == .valid else { fatalError("\(input.name) does not verify: \(verdict)") }
+    return verifier
+}
+
+/// The receipt's bytes, after checking that they decode.
+func decodeSetup(_ choice: ReceiptChoice) -> Box<[UInt8]> {
+    _ = Inputs.decoded(choice.input)
+    return Box(choice.input.bytes)
+}
+
+/// A warm verifier and the request body, after checking that the path answers status 0.
+func serverSetup(_ choice: ReceiptChoice) -> Box<(verifier: ReceiptVerifier, body: [UInt8])> {
+    let verifier = warmVerifier(for: choice.input)
+    let body = Inputs.requestBody(choice.input)
+    let answer = String(decoding: serverPath(body: body, verifier: verifier).prefix(12), as: UTF8.self)
+    guard answer == "{\"status\":0," else { fatalError("\(choice.input.name): the server path answered \(answer)") }
+    return Box((verifier: verifier, body: body))
+}
+
+nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
+    // MARK: decode only (PKCS#7 envelope and every payload attribute, from DER bytes)
+
+    for (name, choice) in [
+        ("decode-small-6KB", .small),
+        ("decode-large-79KB-187iap", .large),
+        ("decode-minted-1000iap", .minted1000),
+    ] as [(String, ReceiptChoice)] {
+        Benchmark(name, configuration: configuration()) { benchmark, bytes in
+            for _ in benchmark.scaledIterations { blackHole(try? AppReceipt(berEncoded: bytes.value)) }
+        } setup: {
+            decodeSetup(choice)
+        }
+    }
+
+    // MARK: decode cost vs purchase count (minted receipts, same shape, 1 / 100 / 1,000 purchases)
+
+    for (name, choice) in [
+        ("linearity-decode-1iap", .minted1),
+        ("linearity-decode-100iap", .minted100),
+        ("linearity-decode-1000iap", .minted1000),
+    ] as [(String, ReceiptChoice)] {
+        Benchmark(name, configuration: configuration()) { benchmark, bytes in
+            for _ in benchmark.scaledIterations { blackHole(try? AppReceipt(berEncoded: bytes.value)) }
+        } setup: {
+            decodeSetup(choice)
+        }
+    }
+
+    // MARK: verify (6 KB receipt): warm chain cache, already-decoded receipt, cold cache
+
+    Benchmark("verify-warm-small", configuration: configuration(mallocTolerance: 2)) { benchmark, state in
+        for _ in benchmark.scaledIterations { blackHole(state.value.verifier.verify(receiptBytes: state.value.bytes)) }
+    } setup: {
+        Box((verifier: warmVerifier(for: Inputs.small), bytes: Inputs.small.bytes))
+    }
+
+    Benchmark("verify-warm-decoded-small", configuration: configuration(mallocTolerance: 2)) { benchmark, state in
+        for _ in benchmark.scaledIterations { blackHole(state.value.verifier.verify(state.value.receipt)) }
+    } setup: {
+        Box((verifier: warmVerifier(for: Inputs.small), receipt: Inputs.decoded(Inputs.small)))
+    }
+
+    Benchmark("verify-cold-small", configuration: configuration(mallocTolerance: 20)) { benchmark, bytes in
+        for _ in benchmark.scaledIterations {
+            // A new verifier each time: an empty chain cache, so every receipt parses its certificates and
+            // runs X509_verify_cert, as a naive verifier would.
+            let verifier = ReceiptVerifier(configuration: .init(trustAnchors: Inputs.anchors))
+            blackHole(verifier.verify(receiptBytes: bytes.value))
+        }
+    } setup: {
+        decodeSetup(.small)
+    }
+
+    // MARK: Apple-shaped JSON of a decoded receipt
+
+    for (name, choice) in [
+        ("json-render-small-6KB", .small),
+        ("json-render-large-79KB-187iap", .large),
+    ] as [(String, ReceiptChoice)] {
+        Benchmark(name, configuration: configuration()) { benchmark, payload in
+            for _ in benchmark.scaledIterations { blackHole(AppleReceiptJSON.render(payload.value)) }
+        } setup: {
+            Box(Inputs.decoded(choice.input).payload)
+        }
+    }
+
+    // MARK: the server's whole path without the network (base64 in, decode, verify, JSON out)
+
+    for (name, choice) in [
+        ("server-path-small-6KB", .small),
+        ("server-path-large-79KB-187iap", .large),
+    ] as [(String, ReceiptChoice)] {
+        Benchmark(name, configuration: configuration(mallocTolerance: 2)) { benchmark, state in
+            for _ in benchmark.scaledIterations { blackHole(serverPath(body: state.value.body, verifier: state.value.verifier)) }
+        } setup: {
+            serverSetup(choice)
+        }
+    }
+
+    // MARK: the floor: OpenSSL's raw RSA verify and the digest of the same receipt's payload
+
+    Benchmark("floor-rsa-verify-small", configuration: configuration(mallocTolerance: 2)) { benchmark, floor in
+        for _ in benchmark.scaledIterations { blackHole(floor.verifySignature()) }
+    } setup: {
+        OpenSSLFloor(Inputs.decoded(Inputs.small))
+    }
+
+    Benchmark("floor-digest-small", configuration: configuration(mallocTolerance: 2)) { benchmark, floor in
+        for _ in benchmark.scaledIterations { blackHole(floor.digestPayload()) }
+    } setup: {
+        OpenSSLFloor(Inputs.decoded(Inputs.small))
+    }
+
+    Benchmark("floor-rsa-verify-plus-digest-small", configuration: configuration(mallocTolerance: 2)) {
+        benchmark, floor in
+        for _ in benchmark.scaledIterations {
+            blackHole(floor.digestPayload())
+            blackHole(floor.verifySignature())
+        }
+    } setup: {
+        OpenSSLFloor(Inputs.decoded(Inputs.small))
+    }
+}
