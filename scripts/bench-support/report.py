@@ -6,6 +6,8 @@
 WORKDIR holds: run.env (KEY=VALUE lines: machine, versions, commands), suites.jmh.json (package-benchmark's
 JMH export of the stored baseline), thresholds.txt and thresholds.rc (`benchmark thresholds check`),
 verify-bench.md, and when they ran, loadtest.md (what scripts/loadtest wrote) and compare.json (compare.py).
+A hand-written section of the previous report (from a line `<!-- analysis -->` to the end, in previous.md) is
+kept at the end.
 """
 
 import json
@@ -378,5 +380,11 @@ emit("- report: `scripts/bench-support/report.py`; thresholds after a deliberate
      "`scripts/bench-support/update-thresholds` (mallocCountTotal from the stored baseline), then commit "
      "`Benchmarks/Thresholds`")
 emit("")
+
+previous = read("previous.md", "") or ""
+marker = previous.find("\n<!-- analysis -->")
+if marker >= 0:
+    emit(previous[marker + 1:].rstrip("\n"))
+    emit("")
 
 print("\n".join(out))
