@@ -8,6 +8,7 @@
 // Names start with the suite: decode, linearity, verify, json, server, floor.
 
 import Benchmark
+import Foundation
 import ReceiptModel
 import ReceiptServer
 import ReceiptVerification
@@ -17,11 +18,13 @@ let metrics: [BenchmarkMetric] = [.throughput, .wallClock, .mallocCountTotal]
 
 /// Tolerances for `benchmark thresholds check` against Thresholds/*.p90.json: allocation counts must match
 /// exactly where only Swift code runs; OpenSSL's own allocations may vary by a few with its internal caches.
-func configuration(mallocTolerance: Int = 0, maxDuration: Duration = .seconds(2)) -> Benchmark.Configuration {
-    .init(
+/// `BENCH_MAX_DURATION_MS` shortens every benchmark (for trying the harness; reports use the default 2 s).
+func configuration(mallocTolerance: Int = 0) -> Benchmark.Configuration {
+    let milliseconds = ProcessInfo.processInfo.environment["BENCH_MAX_DURATION_MS"].flatMap { Int($0) } ?? 2000
+    return .init(
         metrics: metrics,
         warmupIterations: 20,
-        maxDuration: maxDuration,
+        maxDuration: .milliseconds(milliseconds),
         maxIterations: 200_000,
         thresholds: [.mallocCountTotal: .init(absolute: [.p90: mallocTolerance])]
     )
@@ -117,6 +120,12 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
         Box((verifier: warmVerifier(for: Inputs.small), bytes: Inputs.small.bytes))
     }
 
+    Benchmark("verify-warm-large-79KB-187iap", configuration: configuration(mallocTolerance: 2)) { benchmark, state in
+        for _ in benchmark.scaledIterations { blackHole(state.value.verifier.verify(receiptBytes: state.value.bytes)) }
+    } setup: {
+        Box((verifier: warmVerifier(for: Inputs.large), bytes: Inputs.large.bytes))
+    }
+
     Benchmark("verify-warm-decoded-small", configuration: configuration(mallocTolerance: 2)) { benchmark, state in
         for _ in benchmark.scaledIterations { blackHole(state.value.verifier.verify(state.value.receipt)) }
     } setup: {
@@ -154,7 +163,9 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
         ("server-path-large-79KB-187iap", .large),
     ] as [(String, ReceiptChoice)] {
         Benchmark(name, configuration: configuration(mallocTolerance: 2)) { benchmark, state in
-            for _ in benchmark.scaledIterations { blackHole(serverPath(body: state.value.body, verifier: state.value.verifier)) }
+            for _ in benchmark.scaledIterations {
+                blackHole(serverPath(body: state.value.body, verifier: state.value.verifier))
+            }
         } setup: {
             serverSetup(choice)
         }
