@@ -26,7 +26,7 @@ public struct FallbackResult: Sendable, CustomStringConvertible {
 
     /// The environment: Apple's (`Production`/`Sandbox`) when Apple decided, else the local verdict's.
     public var environment: String? {
-        if decidedBy == .remote, let environment = remoteResponse?.environment { return environment }
+        if decidedBy == .remote, let environment = remoteResponse?.effectiveEnvironment { return environment }
         return localVerdict.environment?.rawValue
     }
 

@@ -163,7 +163,7 @@ public final class FallbackVerifier: Sendable {
                     verdict.outcome, .local, status: refreshing ? verdict.status : 21005, [mismatch] + localReasons)
             }
             let policy = request.policy ?? verifier.configuration.policy
-            let policyReasons = Self.policyReasons(policy, response: response)
+            let policyReasons = Self.policyReasons(policy, decoded: decoded, response: response)
             guard policyReasons.isEmpty else {
                 return result(.invalid, .remote, status: 21003, policyReasons)
             }
@@ -206,8 +206,11 @@ public final class FallbackVerifier: Sendable {
         return FallbackReason(.receiptMismatch, "Apple's answer names bundle id \(remote), the receipt \(local)")
     }
 
-    /// The caller's policy applied to what Apple vouched for: bundle id and environment.
-    static func policyReasons(_ policy: ReceiptPolicy, response: VerifyReceiptResponse) -> [FallbackReason] {
+    /// The caller's whole policy applied to a receipt Apple vouched for: Apple's bundle id, and the
+    /// locally decoded receipt (versions, device hash) in the environment of the endpoint that answered.
+    static func policyReasons(
+        _ policy: ReceiptPolicy, decoded: ReceiptInput?, response: VerifyReceiptResponse
+    ) -> [FallbackReason] {
         var reasons: [FallbackReason] = []
         if let accepted = policy.acceptedBundleIDs, !accepted.contains(response.bundleID ?? "") {
             reasons.append(
@@ -215,13 +218,15 @@ public final class FallbackVerifier: Sendable {
                     Reason(
                         .policyBundleIDRejected, "policy: bundle id \(response.bundleID ?? "(none)") is not accepted")))
         }
-        if let name = response.environment, let environment = ReceiptEnvironment(rawValue: name),
-            !policy.acceptedEnvironments.contains(environment)
-        {
-            reasons.append(
-                FallbackReason(Reason(.policyEnvironmentRejected, "policy: environment \(environment) is not accepted"))
-            )
+        let environment = response.effectiveEnvironment.flatMap(ReceiptEnvironment.init(rawValue:))
+        let local: [Reason]
+        switch decoded {
+        case .appReceipt(let receipt)?: local = policy.evaluate(receipt.payload, environment: environment)
+        case .iOS6(let receipt)?: local = policy.evaluate(receipt, environment: environment)
+        case nil: local = []
         }
+        // The bundle id was checked against Apple's answer above; the rest comes from the receipt.
+        reasons += local.filter { $0.code != .policyBundleIDRejected }.map(FallbackReason.init)
         return reasons
     }
 }

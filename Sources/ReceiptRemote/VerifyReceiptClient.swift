@@ -82,8 +82,11 @@ public final class VerifyReceiptClient: Sendable {
         logger: Logger = Logger(label: "receipt-remote")
     ) throws(RemoteError) {
         for url in [configuration.productionURL, configuration.sandboxURL] {
-            guard url.hasPrefix("http://") || url.hasPrefix("https://"), url.count > 8 else {
-                throw RemoteError(.invalidConfiguration, "\(url) is not an absolute http(s) URL")
+            // Apple's answer decides verdicts, so it must come over TLS; plain HTTP is accepted only
+            // on loopback, for the stand-in.
+            guard url.hasPrefix("https://") || Self.isLoopbackHTTP(url), url.count > 8 else {
+                throw RemoteError(
+                    .invalidConfiguration, "\(url) is not an https URL (plain http is allowed only to loopback)")
             }
         }
         self.configuration = configuration
@@ -92,6 +95,19 @@ public final class VerifyReceiptClient: Sendable {
         self.random = random
         self.logger = logger
         circuitBreaker = CircuitBreaker(configuration: configuration.circuitBreaker, clock: clock)
+    }
+
+    /// `http://` to 127.0.0.0/8, `localhost` or `[::1]`.
+    static func isLoopbackHTTP(_ url: String) -> Bool {
+        guard url.hasPrefix("http://") else { return false }
+        let authority = url.dropFirst("http://".count).prefix { $0 != "/" }
+        let host: Substring
+        if authority.hasPrefix("[") {
+            host = authority.prefix { $0 != "]" }.dropFirst()
+        } else {
+            host = authority.prefix { $0 != ":" }
+        }
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
     /// Whether Apple asks to be asked again for this answer (receipt-format.md §4).
@@ -161,7 +177,9 @@ public final class VerifyReceiptClient: Sendable {
                 }
                 guard Self.isRetryable(response) else {
                     circuitBreaker.recordSuccess()
-                    return response
+                    var answered = response
+                    answered.answeredBy = environment
+                    return answered
                 }
                 circuitBreaker.recordFailure()
                 failure = RemoteError(

@@ -24,6 +24,14 @@ public struct VerifyReceiptResponse: Sendable {
     public let status: Int
     /// `environment`: `Production` or `Sandbox` (absent in iOS 6 answers).
     public let environment: String?
+    /// The endpoint whose answer this is, set by ``VerifyReceiptClient`` (after any 21007/21008 hop).
+    public internal(set) var answeredBy: VerifyReceiptEnvironment?
+
+    /// Apple's `environment` when it sent one, else the environment of the endpoint that answered
+    /// (iOS 6 answers carry none). Never the receipt's own unsigned claim.
+    public var effectiveEnvironment: String? {
+        environment ?? answeredBy.map { $0 == .production ? "Production" : "Sandbox" }
+    }
     /// `is-retryable` (on 21100–21199).
     public let isRetryable: Bool?
     /// `receipt`, as an object.

@@ -40,7 +40,7 @@ public struct FallbackDecider: ReceiptDecider {
         }
         var remote: RemoteAnswer?
         if result.decidedBy == .remote, let response = result.remoteResponse {
-            remote = RemoteAnswer(status: response.status, environment: response.environment, body: response.body)
+            remote = RemoteAnswer(status: response.status, environment: response.effectiveEnvironment, body: response.body)
         }
         let remoteCall = result.remoteResponse.map { String($0.status) } ?? result.remoteError.map { $0.code.description }
         return Decision(

@@ -1,4 +1,4 @@
-internal import ReceiptModel
+public import ReceiptModel
 internal import ReceiptCrypto
 
 /// What a caller requires of a genuine receipt beyond its signature: its app, environment, version and device.
@@ -30,14 +30,26 @@ public struct ReceiptPolicy: Sendable {
         self.deviceIdentifier = deviceIdentifier
     }
 
-    /// Checks an app receipt's payload; every failed requirement is one reason.
-    func evaluate(_ payload: ReceiptPayload, environment: ReceiptEnvironment?) -> [Reason] {
+    /// Checks an app receipt's payload in `environment`; every failed requirement is one reason.
+    /// The verifier applies it to receipts it authenticated; the remote fallback applies it to
+    /// receipts Apple authenticated, with the environment of the endpoint that answered.
+    public func evaluate(_ payload: ReceiptPayload, environment: ReceiptEnvironment?) -> [Reason] {
         var reasons = evaluateCommon(
             bundleID: payload.bundleID, appVersion: payload.applicationVersion, environment: environment)
         if let deviceIdentifier {
             reasons += Self.checkDeviceHash(deviceIdentifier, payload)
         }
         return reasons
+    }
+
+    /// Checks an iOS 6 receipt's signed purchase info. With `environment` `nil` (not yet known: the
+    /// receipt's own environment entry is unsigned) the environment requirement is left to the caller.
+    public func evaluate(_ receipt: IOS6TransactionReceipt, environment: ReceiptEnvironment?) -> [Reason] {
+        var policy = self
+        if environment == nil { policy.acceptedEnvironments = Set(ReceiptEnvironment.allCases) }
+        return policy.evaluateCommon(
+            bundleID: receipt.purchaseInfo.bundleID, appVersion: receipt.purchaseInfo.bundleVersion,
+            environment: environment)
     }
 
     /// The checks that apply to every receipt format.

@@ -76,9 +76,19 @@ extension ReceiptVerifier {
         }
 
         let path = result.chain
-        let anchoredAtXcode =
-            configuration.trustAnchors.allowsXcodeStoreKitTesting && path.count == 1
-            && path[0].sha256Fingerprint == TrustAnchors.xcodeStoreKitTestingFingerprint
+        let endsAtXcode = path.last?.sha256Fingerprint == configuration.trustAnchors.xcodeTestingFingerprint
+        // The StoreKit Testing certificate is trusted (when opted in) only as the self-signed signer of
+        // Xcode receipts. Its key ships with Xcode, so a path it *issues* proves nothing: refuse it, or
+        // anyone could mint "Production" receipts under it.
+        if endsAtXcode && path.count > 1 {
+            evaluation.reasons = [
+                Reason(
+                    .chainUntrustedRoot,
+                    "chain: the Xcode StoreKit Testing certificate is trusted only as a receipt's own signer, not as an issuer")
+            ]
+            return evaluation
+        }
+        let anchoredAtXcode = configuration.trustAnchors.allowsXcodeStoreKitTesting && endsAtXcode
         evaluation.anchoredAtXcode = anchoredAtXcode
         if !anchoredAtXcode {
             evaluation.reasons = Self.markerReasons(path: path)
@@ -129,7 +139,7 @@ extension ReceiptVerifier {
     static func reason(for failure: ChainVerificationResult.Failure, result: ChainVerificationResult, leaf: Certificate)
         -> Reason
     {
-        let subject = result.depth < result.chain.count ? result.chain[result.depth].subject : leaf.subject
+        let subject = result.chain.indices.contains(result.depth) ? result.chain[result.depth].subject : leaf.subject
         let detail = "at depth \(result.depth) (\(subject)): \(result.message)"
         switch failure {
         case .expired: return Reason(.chainExpired, "chain: certificate expired at the validation time, \(detail)")

@@ -14,7 +14,9 @@ extension ReceiptVerifier {
     ) -> Verdict {
         let timePolicy = validationTime ?? configuration.validationTime
         let policy = policy ?? configuration.policy
-        let environment: ReceiptEnvironment = receipt.environment == "Sandbox" ? .sandbox : .production
+        // The plist's "environment" entry is outside the signed purchase-info, so anyone can edit it:
+        // the environment stays unknown until Apple (the endpoint that answers) says.
+        let environment: ReceiptEnvironment? = nil
         let instant = timePolicy.instant(creationDate: receipt.purchaseInfo.purchaseDate)
 
         let certificate: Certificate
@@ -40,9 +42,7 @@ extension ReceiptVerifier {
             reasons.append(Reason(.internalError, "ios6: OpenSSL could not run the check: \(error)"))
         }
         if reasons.isEmpty {
-            reasons += policy.evaluateCommon(
-                bundleID: receipt.purchaseInfo.bundleID, appVersion: receipt.purchaseInfo.bundleVersion,
-                environment: environment)
+            reasons += policy.evaluate(receipt, environment: nil)
             reasons.append(
                 Reason(
                     .ios6ChainIncomplete,

@@ -47,8 +47,14 @@ extension ReceiptVerifier {
                         .signatureMessageDigestMismatch,
                         "signature: the messageDigest attribute differs from the payload's \(digest.rawValue) digest")
                 }
-                if let contentType = signer.contentType, contentType != signedData.eContentType {
-                    return Reason(.signatureMismatch, "signature: the contentType attribute differs from eContentType")
+                // RFC 5652 §5.3: with signed attributes, contentType is required and must match.
+                guard let contentType = signer.contentType, contentType == signedData.eContentType else {
+                    return Reason(
+                        .signatureMismatch, "signature: the contentType attribute is missing or differs from eContentType")
+                }
+                // The signature covers the DER SET (§5.4); only the one-octet [0] form maps onto it.
+                guard attributes.first == 0xA0 else {
+                    return Reason(.signatureMismatch, "signature: signed attributes are not DER-encoded")
                 }
                 // Copied: one tag octet must change from [0] IMPLICIT (0xA0) to SET (0x31); RFC 5652 §5.4.
                 var encoded = Array(attributes)

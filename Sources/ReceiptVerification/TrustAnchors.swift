@@ -24,7 +24,11 @@ public struct TrustAnchors: Sendable {
     /// Roots trusted in addition to the pinned ones, e.g. loaded with ``addRoots(fromPath:)``.
     public var additionalRoots: [Certificate]
     /// Trust Xcode's StoreKit Testing certificate (receipts it signs report environment `Xcode`).
+    /// It is trusted only as a receipt's own self-signed signer, never as an issuer of other certificates.
     public var allowsXcodeStoreKitTesting: Bool
+    /// The fingerprint that identifies the StoreKit Testing certificate: Apple's by default; tests
+    /// replace it with a certificate whose key they hold.
+    public var xcodeTestingFingerprint: [UInt8] = TrustAnchors.xcodeStoreKitTestingFingerprint
 
     /// Apple's pinned roots, nothing else, Xcode not trusted.
     public init(
@@ -63,7 +67,7 @@ public struct TrustAnchors: Sendable {
     /// `true` when `certificate` may serve as an anchor because of a pin (not an additional root).
     func isPinned(_ certificate: Certificate) -> Bool {
         pinnedFingerprints.contains(certificate.sha256Fingerprint)
-            || (allowsXcodeStoreKitTesting && certificate.sha256Fingerprint == Self.xcodeStoreKitTestingFingerprint)
+            || (allowsXcodeStoreKitTesting && certificate.sha256Fingerprint == xcodeTestingFingerprint)
     }
 
     /// A digest naming this anchor set, part of every chain-cache key so that caches could be shared
@@ -72,6 +76,7 @@ public struct TrustAnchors: Sendable {
         var parts: [ArraySlice<UInt8>] = pinnedFingerprints.sorted { $0.lexicographicallyPrecedes($1) }.map { $0[...] }
         parts += additionalRoots.map(\.sha256Fingerprint).sorted { $0.lexicographicallyPrecedes($1) }.map { $0[...] }
         parts.append([allowsXcodeStoreKitTesting ? 1 : 0][...])
+        parts.append(xcodeTestingFingerprint[...])
         // SHA-256 cannot fail short of an allocation failure; an empty identity then only costs sharing.
         return (try? DigestAlgorithm.sha256.hash(concatenating: parts)) ?? []
     }

@@ -272,11 +272,27 @@ struct FallbackVerifierTests {
         let result = try await standIn.withRunning { addresses in
             try await fallback(addresses).verify(
                 try RemoteTestData.fixture("ios6-valid.b64"),
+                request: FallbackRequest(policy: ReceiptPolicy(minimumAppVersion: "99")))
+        }
+        #expect(result.outcome == .invalid)
+        #expect(result.reason?.code == FallbackReason.Code(Reason.Code.policyAppVersionRejected))
+        #expect(standIn.requests().isEmpty)
+    }
+
+    /// An iOS 6 receipt's "environment" entry is unsigned: the environment policy is applied to the
+    /// endpoint that answered (here sandbox, after production's 21007), never to the receipt's claim.
+    @Test func theEnvironmentPolicyFollowsTheEndpointThatAnswered() async throws {
+        let standIn = try RemoteTestData.standIn()
+        let result = try await standIn.withRunning { addresses in
+            try await fallback(addresses).verify(
+                try RemoteTestData.fixture("ios6-valid.b64"),
                 request: FallbackRequest(policy: ReceiptPolicy(acceptedEnvironments: [.production])))
         }
         #expect(result.outcome == .invalid)
+        #expect(result.decidedBy == .remote)
+        #expect(result.environment == "Sandbox")
         #expect(result.reason?.code == FallbackReason.Code(Reason.Code.policyEnvironmentRejected))
-        #expect(standIn.requests().isEmpty)
+        #expect(standIn.requests().map(\.endpoint) == [.production, .sandbox])
     }
 
     @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))

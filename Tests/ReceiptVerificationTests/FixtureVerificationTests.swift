@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCrypto
 import ReceiptModel
 import ReceiptVerification
 import Testing
@@ -118,5 +119,23 @@ struct HostileVariationTests {
             outcomes[verifier.verify(receiptBytes: bytes).outcome, default: 0] += 1
         }
         #expect(outcomes[.invalid, default: 0] > 300)
+    }
+}
+
+/// The StoreKit Testing certificate's key ships with Xcode, so with the Xcode opt-in it may vouch
+/// only for receipts it signs itself: a full chain that ends at it must not be valid (or be given
+/// whatever environment its receipt type claims).
+@Suite("Xcode anchor scope")
+struct XcodeAnchorScopeTests {
+    @Test func aChainIssuedUnderTheXcodeCertificateIsUntrusted() throws {
+        // Stand the test root in for the StoreKit Testing certificate: its key is ours, as Xcode's is everyone's.
+        let rootFile = VerificationTestData.certsDirectory.appendingPathComponent("test-root.pem")
+        let root = try #require(try Certificate.certificates(fromFileContents: SharedTestData.bytes(at: rootFile)).first)
+        var anchors = TrustAnchors(pinnedFingerprints: [], allowsXcodeStoreKitTesting: true)
+        anchors.xcodeTestingFingerprint = root.sha256Fingerprint
+        let verifier = ReceiptVerifier(configuration: .init(trustAnchors: anchors))
+        let verdict = verifier.verify(receiptBytes: try VerificationTestData.fixture("valid-sha256").bytes)
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .chainUntrustedRoot)
     }
 }
