@@ -147,12 +147,12 @@ let package = Package(
         ),
         .testTarget(
             name: "ReceiptVerificationTests",
-            dependencies: ["ReceiptVerification", "ReceiptModel", "ReceiptForge", "TestSupport"],
+            dependencies: ["ReceiptVerification", "ReceiptModel", "ReceiptCrypto", "ReceiptForge", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ReceiptForgeTests",
-            dependencies: ["ReceiptForge", "ReceiptModel", "TestSupport"],
+            dependencies: ["ReceiptForge", "ReceiptModel", "ReceiptCrypto", "BER", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -166,8 +166,11 @@ let package = Package(
         .testTarget(
             name: "ReceiptServerTests",
             dependencies: [
-                "ReceiptServer", "AppleStandIn", "ReceiptForge", "TestSupport",
+                "ReceiptServer", "AppleStandIn", "ReceiptForge", "ReceiptModel", "ReceiptVerification", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
