@@ -9,8 +9,11 @@ public struct ChainVerificationResult: Sendable {
         case expired
         /// A certificate's notBefore is after the validation time.
         case notYetValid
-        /// No path ends at a trust anchor (unknown issuer, self-signed certificate not among the anchors).
+        /// The path ends at a self-signed certificate that is not among the anchors.
         case untrustedRoot
+        /// A certificate's issuer is neither among the given certificates nor an anchor, and no certificate
+        /// bearing the issuer's name is present: the path cannot be completed from what was given.
+        case issuerMissing
         /// A certificate's signature does not verify with its issuer's key.
         case invalidSignature
         /// A certificate used as an issuer is not a CA (basicConstraints, pathLen).

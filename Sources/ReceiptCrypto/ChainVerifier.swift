@@ -69,9 +69,7 @@ public enum ChainVerifier {
         let depth = Int(X509_STORE_CTX_get_error_depth(context))
         var text = X509_verify_cert_error_string(Int(error)).map { String(cString: $0) } ?? "error \(error)"
         var kind = failure(for: error)
-        if kind == .untrustedRoot, issuerLookupFailed(error), let stuck = chain.last,
-            impostorIssuerExists(for: stuck, among: known)
-        {
+        if kind == .issuerMissing, let stuck = chain.last, impostorIssuerExists(for: stuck, among: known) {
             // OpenSSL 3's issuer lookup already checks signatures, so a certificate whose named issuer is
             // present but did not sign it reads as "issuer not found". Matching by name (RFC 5280 §6.1.3
             // (a)(4)) and then checking the signature, as a path builder would, it is a bad signature.
@@ -79,11 +77,6 @@ public enum ChainVerifier {
             text += "; a certificate named as its issuer is present but its key does not verify the signature"
         }
         return ChainVerificationResult(failure: kind, depth: depth, openSSLError: error, message: text, chain: chain)
-    }
-
-    private static func issuerLookupFailed(_ error: Int32) -> Bool {
-        error == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT || error == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY
-            || error == X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE
     }
 
     /// `true` when some other known certificate has `certificate`'s issuer name but none of them signed it.
@@ -99,9 +92,14 @@ public enum ChainVerifier {
             .expired
         case X509_V_ERR_CERT_NOT_YET_VALID:
             .notYetValid
+        // The issuer of the last certificate found is neither given nor an anchor (the path stops short of
+        // any self-signed certificate): what is missing may be genuine, so this is not an untrusted root.
         case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY,
-            X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT, X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN,
-            X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE, X509_V_ERR_CERT_UNTRUSTED, X509_V_ERR_CERT_REJECTED:
+            X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+            .issuerMissing
+        // The path ends at a self-signed certificate that is not an anchor.
+        case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT, X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN, X509_V_ERR_CERT_UNTRUSTED,
+            X509_V_ERR_CERT_REJECTED:
             .untrustedRoot
         case X509_V_ERR_CERT_SIGNATURE_FAILURE, X509_V_ERR_UNABLE_TO_DECRYPT_CERT_SIGNATURE,
             X509_V_ERR_UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY:

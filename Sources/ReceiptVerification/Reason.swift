@@ -12,6 +12,7 @@ public struct Reason: Sendable, Hashable, CustomStringConvertible {
             case signatureSignerCertificateMissing = "signature.signer_certificate_missing"
             case signatureUnsupportedAlgorithm = "signature.unsupported_algorithm"
             case chainUntrustedRoot = "chain.untrusted_root"
+            case chainIncomplete = "chain.incomplete"
             case chainLeafMarkerMissing = "chain.leaf_marker_missing"
             case chainIntermediateMarkerMissing = "chain.intermediate_marker_missing"
             case chainNotACA = "chain.not_a_ca"
@@ -45,8 +46,11 @@ public struct Reason: Sendable, Hashable, CustomStringConvertible {
         public static let signatureSignerCertificateMissing = Code(.signatureSignerCertificateMissing)
         /// The digest or signature algorithm is not one this verifier implements.
         public static let signatureUnsupportedAlgorithm = Code(.signatureUnsupportedAlgorithm)
-        /// The chain does not end at a trusted anchor.
+        /// The chain ends at a self-signed certificate that is not a trusted anchor.
         public static let chainUntrustedRoot = Code(.chainUntrustedRoot)
+        /// A certificate's issuer is neither in the receipt nor a trust anchor, so the chain cannot be
+        /// completed offline: the bytes neither prove nor disprove the receipt (Apple can decide).
+        public static let chainIncomplete = Code(.chainIncomplete)
         /// The signing leaf lacks Apple's receipt-signing marker OID 1.2.840.113635.100.6.11.1.
         public static let chainLeafMarkerMissing = Code(.chainLeafMarkerMissing)
         /// The intermediate lacks Apple's WWDR marker OID 1.2.840.113635.100.6.2.1 (or there is no intermediate).

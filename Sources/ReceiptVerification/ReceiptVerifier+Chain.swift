@@ -146,6 +146,10 @@ extension ReceiptVerifier {
         case .notYetValid:
             return Reason(.chainNotYetValid, "chain: certificate not yet valid at the validation time, \(detail)")
         case .untrustedRoot: return Reason(.chainUntrustedRoot, "chain: does not end at a trusted anchor, \(detail)")
+        case .issuerMissing:
+            return Reason(
+                .chainIncomplete,
+                "chain: the issuer is neither in the receipt nor a trust anchor, so the chain cannot be completed offline, \(detail)")
         case .invalidSignature: return Reason(.chainInvalidSignature, "chain: bad certificate signature, \(detail)")
         case .notACA: return Reason(.chainNotACA, "chain: an issuer is not a CA, \(detail)")
         case .other: return Reason(.chainValidationFailed, "chain: path validation failed, \(detail)")

@@ -164,7 +164,8 @@ public final class ReceiptVerifier: Sendable {
 
     /// Codes that leave the outcome open rather than prove the receipt false.
     static let undecidedCodes: Set<Reason.Code> = [
-        .signatureUnsupportedAlgorithm, .chainValidationTimeUnavailable, .ios6ChainIncomplete, .internalError,
+        .signatureUnsupportedAlgorithm, .chainValidationTimeUnavailable, .chainIncomplete, .ios6ChainIncomplete,
+        .internalError,
     ]
 
 }

@@ -132,11 +132,26 @@ struct ChainVerifierTests {
         #expect(result.failure == .invalidSignature)
     }
 
-    @Test func absentIssuerIsAnUntrustedRoot() throws {
+    /// Nothing bearing the issuer's name is present: the bytes cannot decide, which is not the same as an
+    /// untrusted root (the verifier reports it as `chain.incomplete`, inconclusive).
+    @Test func absentIssuerMeansTheChainCannotBeCompleted() throws {
         let result = try ChainVerifier.verify(
             leaf: CryptoTestData.testPKI("test-leaf-forged-issuer"), intermediates: [],
             anchors: [CryptoTestData.testPKI("test-root")], at: Self.testTime)
-        #expect(result.failure == .untrustedRoot)
+        #expect(result.failure == .issuerMissing)
+        #expect(result.depth == 0)
+    }
+
+    /// Apple's names without Apple's root: the missing issuer is not completed by a name, only by a
+    /// certificate (an anchor) whose key signed the intermediate.
+    @Test func lookalikeChainWithoutItsRootCannotBeCompleted() throws {
+        let result = try ChainVerifier.verify(
+            leaf: CryptoTestData.testPKI("lookalike-apple-leaf"),
+            intermediates: [CryptoTestData.testPKI("lookalike-apple-wwdr")],
+            anchors: [CryptoTestData.testPKI("test-root")], at: Self.testTime)
+        #expect(!result.isVerified)
+        #expect(result.failure == .issuerMissing)
+        #expect(result.depth == 1)
     }
 
     @Test func signatureCheckIgnoresNames() throws {
