@@ -104,11 +104,39 @@ struct HostileVariationTests {
         #expect(verdict.reason?.code == .signatureUnsupportedAlgorithm)
     }
 
-    /// Random byte flips, insertions and deletions in a valid receipt: every call returns a verdict.
-    @Test func mutatedReceiptsAlwaysGetAVerdict() throws {
+    /// Random byte flips, insertions and deletions in a valid receipt: every call returns a verdict, and a
+    /// mutant is `valid` only when what the signature and chain cover is byte for byte the original's.
+    @Test func mutatedReceiptsAreValidOnlyWhenTheSignedBytesSurvive() throws {
         let original = try VerificationTestData.fixture("valid-sha256").bytes
-        let verifier = try VerificationTestData.fixtureVerifier()
-        var generator = SplitMix64(seed: 0xD1B5_4A32_D192_ED03)
+        // The fixture's root comes from the configured anchor (certs/test-root.pem): the embedded copy is not
+        // on the verified path, so only the leaf and the intermediate must survive unchanged.
+        let outcomes = try Self.verifyMutants(
+            of: original, using: VerificationTestData.fixtureVerifier(), pathCertificates: 2, seed: 0xD1B5_4A32_D192_ED03)
+        #expect(outcomes[.invalid, default: 0] > 300)
+    }
+
+    /// The same over a real Apple receipt, at its creation date, with only Apple's pinned root trusted.
+    @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+    func mutatedAppleReceiptsAreValidOnlyWhenTheSignedBytesSurvive() throws {
+        let original = try SharedTestData.receiptBytes("aprv-purchasingexp-sandbox-2023-02")
+        #expect(ReceiptVerifier().verify(receiptBytes: original).outcome == .valid)
+        // Apple's root is trusted because the receipt embeds it (pinned by fingerprint): all three are on the path.
+        let outcomes = try Self.verifyMutants(
+            of: original, using: ReceiptVerifier(), pathCertificates: 3, seed: 0x5EED_A991_E000_0001)
+        #expect(outcomes[.invalid, default: 0] > 300)
+    }
+
+    /// Verifies 400 seeded mutants of `original` and checks that each valid one still carries the original
+    /// payload, signed attributes, signature and the first `pathCertificates` embedded certificates (those
+    /// on the verified path); returns how many got each outcome.
+    static func verifyMutants(
+        of original: [UInt8], using verifier: ReceiptVerifier, pathCertificates: Int, seed: UInt64
+    ) throws
+        -> [Verdict.Outcome: Int]
+    {
+        let reference = try AppReceipt(berEncoded: original).signedData
+        let referenceSigner = try #require(reference.signerInfos.first)
+        var generator = SplitMix64(seed: seed)
         func next() -> Int { Int(truncatingIfNeeded: generator.next() >> 1) }
         var outcomes: [Verdict.Outcome: Int] = [:]
         for _ in 0..<400 {
@@ -119,9 +147,22 @@ struct HostileVariationTests {
             case 1: bytes.remove(at: index)
             default: bytes.insert(UInt8(truncatingIfNeeded: next()), at: index)
             }
-            outcomes[verifier.verify(receiptBytes: bytes).outcome, default: 0] += 1
+            let verdict = verifier.verify(receiptBytes: bytes)
+            outcomes[verdict.outcome, default: 0] += 1
+            guard verdict.outcome == .valid else { continue }
+            // BER leaves room for harmless re-encodings (a length form, an unused tag bit); the signed
+            // content, the signature and the certificates must not move by a single byte.
+            let mutant = try AppReceipt(berEncoded: bytes).signedData
+            let signer = try #require(mutant.signerInfos.first)
+            #expect(Array(mutant.eContent) == Array(reference.eContent), "mutation at \(index) changed the payload")
+            #expect(Array(signer.signature) == Array(referenceSigner.signature))
+            #expect(
+                mutant.certificates.prefix(pathCertificates).map(Array.init)
+                    == reference.certificates.prefix(pathCertificates).map(Array.init),
+                "mutation at \(index) changed a certificate on the path")
+            #expect(signer.signedAttributes.map(Array.init) == referenceSigner.signedAttributes.map(Array.init))
         }
-        #expect(outcomes[.invalid, default: 0] > 300)
+        return outcomes
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCrypto
 import ReceiptModel
 import ReceiptVerification
 import Testing
@@ -141,5 +142,28 @@ struct RealReceiptVerificationTests {
         let verdict = Self.verifier.verify(receiptBytes: Array(text.utf8))
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .ios6SignatureMismatch)
+    }
+}
+
+/// The pins in the library are the fingerprints of Apple's published certificates, read from `../shared/certs`.
+@Suite("Pinned anchors", .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+struct PinnedAnchorTests {
+    static func fingerprint(_ file: String) throws -> [UInt8] {
+        let bytes = try SharedTestData.bytes(at: SharedTestData.certsDirectory.appendingPathComponent(file))
+        return try #require(try Certificate.certificates(fromFileContents: bytes).first).sha256Fingerprint
+    }
+
+    @Test func pinsAreTheFingerprintsOfApplesCertificates() throws {
+        #expect(try Self.fingerprint("AppleIncRootCertificate.cer") == TrustAnchors.appleRootCAFingerprint)
+        #expect(try Self.fingerprint("AppleRootCA-G3.cer") == TrustAnchors.appleRootCAG3Fingerprint)
+        #expect(try Self.fingerprint("StoreKitTestCertificate.cer") == TrustAnchors.xcodeStoreKitTestingFingerprint)
+    }
+
+    @Test func defaultAnchorsPinBothAppleRootsAndNotXcode() throws {
+        let anchors = TrustAnchors()
+        #expect(
+            anchors.pinnedFingerprints == [TrustAnchors.appleRootCAFingerprint, TrustAnchors.appleRootCAG3Fingerprint])
+        #expect(!anchors.allowsXcodeStoreKitTesting)
+        #expect(anchors.additionalRoots.isEmpty)
     }
 }
