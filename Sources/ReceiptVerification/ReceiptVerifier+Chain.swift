@@ -15,15 +15,7 @@ extension ReceiptVerifier {
     /// Validates the embedded chain from the signer's certificate to an anchor at `instant`
     /// (seconds since 1970), from the cache when this exact chain already validated at a covered instant.
     func evaluateChain(signedData: SignedData, signer: SignerInfo, at instant: Int64) -> ChainEvaluation {
-        let key: VerifiedChainCache.Key
-        do {
-            guard let computed = VerifiedChainCache.Key(sha256: try chainKey(signedData: signedData, signer: signer)) else {
-                return ChainEvaluation(reasons: [Reason(.internalError, "chain: the cache key is not a SHA-256")])
-            }
-            key = computed
-        } catch {
-            return ChainEvaluation(reasons: [Reason(.internalError, "chain: cannot compute the cache key: \(error)")])
-        }
+        let key = chainKey(signedData: signedData, signer: signer)
         if let cached = cache.lookup(key, at: instant) {
             return ChainEvaluation(
                 signerKey: cached.signerKey, leafValidity: (cached.leafNotBefore, cached.leafNotAfter),
@@ -167,23 +159,23 @@ extension ReceiptVerifier {
         return false
     }
 
-    /// SHA-256 over the anchor set, a header of every part's length, each certificate and the signer
-    /// identifier: the header makes the split unambiguous, so no two different inputs hash the same bytes.
-    func chainKey(signedData: SignedData, signer: SignerInfo) throws(CryptoError) -> [UInt8] {
-        let identifier = [signer.issuer ?? [], signer.serialNumber ?? [], signer.subjectKeyIdentifier ?? []]
-        var header: [UInt8] = []
-        header.reserveCapacity(4 * (signedData.certificates.count + identifier.count + 1))
-        func appendLength(_ value: Int) {
-            let count = UInt32(truncatingIfNeeded: value)
-            header += [UInt8(count >> 24), UInt8((count >> 16) & 0xFF), UInt8((count >> 8) & 0xFF), UInt8(count & 0xFF)]
-        }
-        appendLength(signedData.certificates.count)
-        for certificate in signedData.certificates { appendLength(certificate.count) }
-        for part in identifier { appendLength(part.count) }
-        var parts: [ArraySlice<UInt8>] = [anchorIdentity[...], header[...]]
-        parts.reserveCapacity(signedData.certificates.count + identifier.count + 2)
+    /// The chain's identity for the cache: the anchor set, every embedded certificate, and the signer
+    /// identifier with a part saying which of its forms are present (so an absent field and an empty one
+    /// never read the same). Borrows the receipt's bytes; the cache copies them only when it stores a chain.
+    func chainKey(signedData: SignedData, signer: SignerInfo) -> VerifiedChainCache.Key {
+        let presence = (signer.issuer == nil ? 0 : 1) | (signer.serialNumber == nil ? 0 : 2)
+            | (signer.subjectKeyIdentifier == nil ? 0 : 4)
+        var parts: [ArraySlice<UInt8>] = []
+        parts.reserveCapacity(signedData.certificates.count + 5)
+        parts.append(anchorIdentity[...])
         parts += signedData.certificates
-        parts += identifier
-        return try DigestAlgorithm.sha256.hash(concatenating: parts)
+        parts.append(Self.presenceTags[presence])
+        parts.append(signer.issuer ?? [])
+        parts.append(signer.serialNumber ?? [])
+        parts.append(signer.subjectKeyIdentifier ?? [])
+        return VerifiedChainCache.Key(parts: parts)
     }
+
+    /// One-byte parts for ``chainKey(signedData:signer:)``, made once so a lookup allocates none.
+    static let presenceTags: [ArraySlice<UInt8>] = (0..<8).map { [UInt8($0)][...] }
 }

@@ -1,43 +1,81 @@
 internal import Synchronization
 
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
 /// A bounded, thread-safe map from a chain's identity to its ``VerifiedChain``, with CLOCK eviction.
 ///
-/// The key is SHA-256 over the anchor set, every embedded certificate and the signer identifier, so a
-/// hit means "these exact bytes, these anchors". A hit also requires the validation instant to lie
-/// inside the stored validity window; otherwise the chain is validated again. Only successful
-/// validations are stored. Hits and misses are counted for metrics.
+/// The identity is every byte that decides a chain's validation: the anchor set's identity, each embedded
+/// certificate and the signer identifier. A cheap hash of their lengths and last bytes finds the slot; a hit
+/// then requires every byte to equal the stored copy, so a hit means "these exact bytes, these anchors"
+/// without a cryptographic digest per receipt. A hit also requires the validation instant to lie inside the
+/// stored validity window; otherwise the chain is validated again. Only successful validations are stored.
+/// Hits and misses are counted for metrics.
 final class VerifiedChainCache: Sendable {
-    /// A SHA-256 as four words: hashed and compared in a few instructions instead of byte by byte.
-    struct Key: Hashable, Sendable {
-        let words: (UInt64, UInt64, UInt64, UInt64)
+    /// A chain's identity, borrowed from the receipt being verified.
+    struct Key: Sendable {
+        /// The parts compared byte for byte, in order.
+        let parts: [ArraySlice<UInt8>]
+        /// Locates the slot. Built from each part's length and its last ``sampledTail`` bytes: a certificate
+        /// ends in its signature, so distinct certificates differ there. Two identities that agree on these
+        /// still differ in ``parts``, which every hit compares in full.
+        let hash: Int
 
-        /// `nil` unless `digest` is 32 bytes.
-        init?(sha256 digest: [UInt8]) {
-            guard digest.count == 32 else { return nil }
-            func word(_ start: Int) -> UInt64 {
-                digest[start..<(start + 8)].reduce(0) { $0 << 8 | UInt64($1) }
+        /// How many trailing bytes of each part the hash reads.
+        static let sampledTail = 32
+
+        init(parts: [ArraySlice<UInt8>]) {
+            self.parts = parts
+            var hasher = Hasher()
+            hasher.combine(parts.count)
+            for part in parts {
+                hasher.combine(part.count)
+                part.suffix(Self.sampledTail).withUnsafeBytes { hasher.combine(bytes: $0) }
             }
-            words = (word(0), word(8), word(16), word(24))
-        }
-
-        static func == (lhs: Key, rhs: Key) -> Bool { lhs.words == rhs.words }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(words.0)
-            hasher.combine(words.1)
-            hasher.combine(words.2)
-            hasher.combine(words.3)
+            hash = hasher.finalize()
         }
     }
 
     private struct Slot {
-        var key: Key
+        var hash: Int
+        /// Copies of the key's parts: the cache outlives the receipt buffer they were borrowed from.
+        var parts: [[UInt8]]
         var chain: VerifiedChain
         var referenced: Bool
+
+        init(_ key: Key, _ chain: VerifiedChain) {
+            hash = key.hash
+            parts = key.parts.map { Array($0) }  // deliberate copy, see above
+            self.chain = chain
+            referenced = false
+        }
+
+        /// `true` when every part of `key` equals the stored copy, byte for byte.
+        func matches(_ key: Key) -> Bool {
+            guard hash == key.hash, parts.count == key.parts.count else { return false }
+            for (stored, candidate) in zip(parts, key.parts) where !Self.equal(stored, candidate) {
+                return false
+            }
+            return true
+        }
+
+        private static func equal(_ stored: [UInt8], _ candidate: ArraySlice<UInt8>) -> Bool {
+            guard stored.count == candidate.count else { return false }
+            return stored.withUnsafeBytes { a in
+                candidate.withUnsafeBytes { b in
+                    guard let left = a.baseAddress, let right = b.baseAddress else { return true }  // both empty
+                    return memcmp(left, right, a.count) == 0
+                }
+            }
+        }
     }
 
     private struct State {
-        var index: [Key: Int] = [:]
+        /// From ``Key/hash`` to the slot holding it.
+        var index: [Int: Int] = [:]
         var slots: [Slot] = []
         var hand = 0
     }
@@ -55,7 +93,7 @@ final class VerifiedChainCache: Sendable {
     /// The chain stored under `key` when it validates at `instant`; counts a hit or a miss.
     func lookup(_ key: Key, at instant: Int64) -> VerifiedChain? {
         let found: VerifiedChain? = state.withLock { state in
-            guard let position = state.index[key] else { return nil }
+            guard let position = state.index[key.hash], state.slots[position].matches(key) else { return nil }
             let chain = state.slots[position].chain
             guard chain.covers(instant) else { return nil }
             state.slots[position].referenced = true
@@ -69,17 +107,18 @@ final class VerifiedChainCache: Sendable {
         return found
     }
 
-    /// Stores `chain` under `key`, evicting the first unreferenced entry the clock hand finds when full.
+    /// Stores `chain` under `key`, evicting the first unreferenced entry the clock hand finds when full. A
+    /// slot whose hash is the same but whose bytes differ is replaced: the newest validated chain wins.
     func insert(_ key: Key, _ chain: VerifiedChain) {
         state.withLock { state in
-            if let position = state.index[key] {
-                state.slots[position].chain = chain
+            if let position = state.index[key.hash] {
+                state.slots[position] = Slot(key, chain)
                 state.slots[position].referenced = true
                 return
             }
             if state.slots.count < capacity {
-                state.index[key] = state.slots.count
-                state.slots.append(Slot(key: key, chain: chain, referenced: false))
+                state.index[key.hash] = state.slots.count
+                state.slots.append(Slot(key, chain))
                 return
             }
             // CLOCK: give referenced entries a second chance, replace the first unreferenced one.
@@ -87,9 +126,9 @@ final class VerifiedChainCache: Sendable {
                 state.slots[state.hand].referenced = false
                 state.hand = (state.hand + 1) % state.slots.count
             }
-            state.index[state.slots[state.hand].key] = nil
-            state.slots[state.hand] = Slot(key: key, chain: chain, referenced: false)
-            state.index[key] = state.hand
+            state.index[state.slots[state.hand].hash] = nil
+            state.slots[state.hand] = Slot(key, chain)
+            state.index[key.hash] = state.hand
             state.hand = (state.hand + 1) % state.slots.count
         }
     }

@@ -59,6 +59,30 @@ struct ChainCacheTests {
         #expect(verifier.cacheStatistics.misses == 3)
     }
 
+    /// The cache finds a slot by lengths and the certificates' last bytes; a certificate changed anywhere
+    /// else has the same hash and must still miss, and fail validation on its own.
+    @Test func aCertificateChangedAwayFromItsTailIsAMiss() throws {
+        let verifier = try VerificationTestData.fixtureVerifier()
+        let original = try VerificationTestData.fixture("valid-sha256").bytes
+        #expect(verifier.verify(receiptBytes: original).isValid)
+
+        // The leaf's subject, "…Test Receipt Signing": mid-certificate, far from its signature.
+        let marker = Array("Test Receipt Signing".utf8)
+        let start = try #require(
+            original.indices.first { original[$0...].starts(with: marker) })
+        var altered = original
+        altered[start] ^= 0x20  // 'T' -> 't': same length, same tail
+        let verdict = verifier.verify(receiptBytes: altered)
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .chainInvalidSignature)
+        #expect(verifier.cacheStatistics.hits == 0)
+        #expect(verifier.cacheStatistics.misses == 2)
+
+        // The failed chain neither replaced nor poisoned the stored one.
+        #expect(verifier.verify(receiptBytes: original).isValid)
+        #expect(verifier.cacheStatistics.hits == 1)
+    }
+
     @Test func tamperedPayloadThroughACachedChainIsStillCaught() throws {
         let verifier = try VerificationTestData.fixtureVerifier()
         #expect(verifier.verify(receiptBytes: try VerificationTestData.fixture("valid-sha256").bytes).isValid)
