@@ -112,7 +112,8 @@ struct FallbackVerifierTests {
     }
 
     @Test func unreachableAppleLeavesItInconclusiveWith21005() async throws {
-        let url = try RemoteTestData.closedPortURL()
+        let closed = try ClosedPort()
+        let url = closed.url
         let fallback = FallbackVerifier(
             verifier: try RemoteTestData.verifier(),
             remote: try RemoteTestData.client(
@@ -120,6 +121,7 @@ struct FallbackVerifierTests {
                     productionURL: url, sandboxURL: url, attemptTimeout: .milliseconds(300),
                     retry: RetryPolicy(maximumAttempts: 2))))
         let result = await fallback.verify(try RemoteTestData.fixture("ios6-valid.b64"))
+        withExtendedLifetime(closed) {}  // the port stays refused until every attempt is over
         #expect(result.outcome == .inconclusive)
         #expect(result.decidedBy == .local)
         #expect(result.status == 21005)

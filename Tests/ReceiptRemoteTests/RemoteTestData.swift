@@ -53,21 +53,23 @@ enum RemoteTestData {
         try VerifyReceiptClient(configuration: configuration, clock: clock, random: { 0.5 }, logger: logger)
     }
 
-    /// A loopback URL nothing listens on: a port just bound and released.
-    static func closedPortURL() throws -> String {
-        let socket = try ClosedPort()
-        return "http://127.0.0.1:\(socket.port)/verifyReceipt"
-    }
 }
 
-/// Binds an ephemeral loopback port and closes it again, so connecting to it is refused.
-struct ClosedPort {
+/// A loopback port that refuses connections for as long as this value lives: bound, never listening.
+///
+/// Keeping it bound matters: a port released at once can be handed by the kernel to a stand-in that a test
+/// running in parallel starts, which would then answer for "unreachable Apple".
+final class ClosedPort: Sendable {
     let port: Int
+    private let descriptor: Int32
+
+    /// `http://127.0.0.1:PORT/verifyReceipt` on this port.
+    var url: String { "http://127.0.0.1:\(port)/verifyReceipt" }
 
     init() throws {
         let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
-        defer { Glibc.close(descriptor) }
+        self.descriptor = descriptor
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
@@ -78,7 +80,12 @@ struct ClosedPort {
                 Glibc.bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
             }
         }
-        guard bound else { throw CocoaError(.fileWriteUnknown) }
+        guard bound else {
+            Glibc.close(descriptor)
+            throw CocoaError(.fileWriteUnknown)
+        }
         port = Int(UInt16(bigEndian: address.sin_port))
     }
+
+    deinit { Glibc.close(descriptor) }
 }

@@ -205,7 +205,8 @@ struct VerifyReceiptClientTests {
     }
 
     @Test func refusedConnectionsAreUnavailable() async throws {
-        let url = try RemoteTestData.closedPortURL()
+        let closed = try ClosedPort()
+        let url = closed.url
         let client = try RemoteTestData.client(
             VerifyReceiptClient.Configuration(
                 productionURL: url, sandboxURL: url, attemptTimeout: .milliseconds(300),
@@ -213,6 +214,7 @@ struct VerifyReceiptClientTests {
         let error = await #expect(throws: RemoteError.self) {
             try await client.verify(VerifyReceiptRequest(receiptBytes: productionReceipt))
         }
+        withExtendedLifetime(closed) {}  // the port stays refused until every attempt is over
         #expect(error?.code == .unavailable)
         #expect(error?.attempts == 2)
     }
