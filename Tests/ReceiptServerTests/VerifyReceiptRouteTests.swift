@@ -46,6 +46,32 @@ struct VerifyReceiptRouteTests {
         #expect(NSDictionary(dictionary: served) == cli)
     }
 
+    @Test("the served receipt object and status equal verify-local's JSON line, receipt by receipt",
+          .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage),
+          .enabled(
+              if: FileManager.default.isExecutableFile(atPath: SharedTestData.executable("verify-local").path),
+              "verify-local is not built: CLI comparison skipped"))
+    func servedReceiptsEqualTheCLIOutput() async throws {
+        let names = SharedTestData.receiptNames
+        let files = names.map { SharedTestData.receiptsDirectory.appendingPathComponent("\($0).receipt").path }
+        // The test service trusts Xcode's certificate and validates at the creation date; so does this.
+        let cli = try CommandRunner("verify-local").run(["--format", "json", "--allow-xcode"] + files)
+        #expect(cli.status == 0, "\(cli.standardError)")
+        let lines = try cli.jsonLines()
+        try #require(lines.count == names.count)
+        for (name, line) in zip(names, lines) {
+            let printed = try #require(line["receipt"] as? [String: Any], "\(name)")
+            let sandbox = printed["receipt_type"] as? String != "Production"
+            let response = try await Self.post(
+                Support.appleRequest(SharedTestData.receiptBytes(name)),
+                to: sandbox ? "/sandbox/verifyReceipt" : "/verifyReceipt")
+            #expect(try Support.status(response.body) == line["status"] as? Int, "\(name)")
+            var served = try #require(try Support.object(response.body)["receipt"] as? [String: Any], "\(name)")
+            for key in ["request_date", "request_date_ms", "request_date_pst"] { served.removeValue(forKey: key) }
+            #expect(NSDictionary(dictionary: served) == NSDictionary(dictionary: printed), "\(name)")
+        }
+    }
+
     @Test("rc-sampleapp matches Apple's real verifyReceipt response on every receipt-derived key",
           .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
     func matchesApplesRealResponse() async throws {
