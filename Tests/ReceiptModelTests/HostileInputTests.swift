@@ -24,6 +24,18 @@ struct HostileInputTests {
         #expect(throws: ReceiptError(.malformedEncoding, "")) { try AppReceipt(berEncoded: [0x02, 0x01, 0x00]) }
     }
 
+    /// SignedData whose encapsulated content is not `data` (RFC 5652 §5.2): a receipt is always `data`.
+    @Test func rejectsEncapsulatedContentThatIsNotData() throws {
+        let file = SharedTestData.packageRoot.appendingPathComponent("fixtures/valid-sha256.receipt")
+        var bytes = try SharedTestData.bytes(at: file)
+        #expect(throws: Never.self) { try AppReceipt(berEncoded: bytes) }
+        // 1.2.840.113549.1.7.1 (id-data); the outer ContentInfo is …7.2, so the first id-data is eContentType.
+        let idData: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01]
+        let start = try #require(bytes.indices.first { bytes[$0...].starts(with: idData) })
+        bytes[start + idData.count - 1] = 0x03  // id-envelopedData
+        #expect(throws: ReceiptError(.unsupportedContentType, "")) { try AppReceipt(berEncoded: bytes) }
+    }
+
     @Test func rejectsTenThousandDeepNesting() {
         let depth = 10_000
         let bytes = [UInt8](repeating: 0x30, count: depth).flatMap { [$0, 0x80] } + [UInt8](repeating: 0, count: depth * 2)

@@ -104,6 +104,21 @@ struct HostileVariationTests {
         #expect(verdict.reason?.code == .signatureUnsupportedAlgorithm)
     }
 
+    /// RSASSA-PSS (1.2.840.113549.1.1.10) named as the SignerInfo's signature algorithm: not implemented here,
+    /// so the answer is "cannot decide", never a guess in either direction.
+    @Test func unsupportedSignatureAlgorithmIsInconclusiveNotGuessed() throws {
+        var bytes = try VerificationTestData.fixture("valid-sha256").bytes
+        // The PKCS#1 arc, 1.2.840.113549.1.1.x: its last occurrence is the SignerInfo's signatureAlgorithm (the
+        // certificates, which carry it too, come first; the signature bytes after it are random).
+        let pkcs1Arc: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01]
+        let start = try #require(
+            bytes.indices.reversed().first { bytes[$0...].starts(with: pkcs1Arc) })
+        bytes[start + pkcs1Arc.count] = 0x0A
+        let verdict = try VerificationTestData.fixtureVerifier().verify(receiptBytes: bytes)
+        #expect(verdict.outcome == .inconclusive)
+        #expect(verdict.reason?.code == .signatureUnsupportedAlgorithm)
+    }
+
     /// Random byte flips, insertions and deletions in a valid receipt: every call returns a verdict, and a
     /// mutant is `valid` only when what the signature and chain cover is byte for byte the original's.
     @Test func mutatedReceiptsAreValidOnlyWhenTheSignedBytesSurvive() throws {
