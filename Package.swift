@@ -99,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "ReceiptServerCommand",
             dependencies: [
-                "ReceiptServer", "ReceiptModel", "ReceiptVerification",
+                "ReceiptServer", "ReceiptRemote", "ReceiptModel", "ReceiptVerification",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

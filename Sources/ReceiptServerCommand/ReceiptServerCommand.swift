@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ReceiptModel
+import ReceiptRemote
 import ReceiptServer
 import ReceiptVerification
 
@@ -84,6 +85,13 @@ struct ReceiptServerCommand: AsyncParsableCommand {
             guard let parsed = T(text) else { throw ValidationError("\(name) must be a number, not \(text)") }
             return parsed
         }
+        func seconds(_ flag: Double?, _ option: String, _ name: String, default value: Double) throws -> Duration {
+            let seconds = try number(flag, name, default: value)
+            guard let duration = Duration(configuredSeconds: seconds) else {
+                throw ValidationError("\(option) [\(name)] takes a positive number of seconds, at most 86400")
+            }
+            return duration
+        }
 
         let levelName = logLevel ?? env("RECEIPT_SERVER_LOG_LEVEL") ?? "info"
         guard let level = Logger.Level(rawValue: levelName) else {
@@ -127,14 +135,14 @@ struct ReceiptServerCommand: AsyncParsableCommand {
 
         let configuration = ReceiptServerConfiguration(
             host: host ?? env("RECEIPT_SERVER_HOST") ?? "127.0.0.1",
-            port: try number(port, "RECEIPT_SERVER_PORT", default: 8080),
+            port: try Self.validPort(number(port, "RECEIPT_SERVER_PORT", default: 8080)),
             validationTime: validationTime,
             acceptsAnyEnvironment: acceptAnyEnvironment || envFlag("RECEIPT_SERVER_ACCEPT_ANY_ENVIRONMENT"),
             sharedSecret: env("RECEIPT_SERVER_SHARED_SECRET"),
             maximumBodySize: try number(maximumBodySize, "RECEIPT_SERVER_MAX_BODY_SIZE", default: 1 << 20),
             maximumInFlight: try number(maximumInFlight, "RECEIPT_SERVER_MAX_IN_FLIGHT", default: 256),
-            bodyTimeout: .milliseconds(Int64(try number(bodyTimeout, "RECEIPT_SERVER_BODY_TIMEOUT", default: 10) * 1000)),
-            idleTimeout: .milliseconds(Int64(try number(idleTimeout, "RECEIPT_SERVER_IDLE_TIMEOUT", default: 60) * 1000)))
+            bodyTimeout: try seconds(bodyTimeout, "--body-timeout", "RECEIPT_SERVER_BODY_TIMEOUT", default: 10),
+            idleTimeout: try seconds(idleTimeout, "--idle-timeout", "RECEIPT_SERVER_IDLE_TIMEOUT", default: 60))
         guard configuration.maximumBodySize > 0, configuration.maximumInFlight > 0 else {
             throw ValidationError("--max-body-size and --max-in-flight must be positive")
         }
@@ -146,8 +154,7 @@ struct ReceiptServerCommand: AsyncParsableCommand {
         var remoteDescription = "off"
         if remoteOn {
             let fallback: FallbackDecider
-            let deadline = Duration.milliseconds(
-                Int64(try number(remoteDeadline, "RECEIPT_SERVER_REMOTE_DEADLINE", default: 30) * 1000))
+            let deadline = try seconds(remoteDeadline, "--remote-deadline", "RECEIPT_SERVER_REMOTE_DEADLINE", default: 30)
             do throws(ServerError) {
                 fallback = try FallbackDecider.apple(
                     verifier: verifier,
@@ -172,5 +179,11 @@ struct ReceiptServerCommand: AsyncParsableCommand {
             ])
         try await ReceiptService(configuration: configuration, decider: decider, logger: logger).run()
         logger.info("stopped")
+    }
+
+    /// `port` when it is a TCP port number (0 asks for a free one).
+    static func validPort(_ port: Int) throws -> Int {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port [RECEIPT_SERVER_PORT] takes 0 to 65535, not \(port)") }
+        return port
     }
 }

@@ -47,12 +47,16 @@ struct RemoteOptions: ParsableArguments {
     var isEnabled: Bool { remote || productionURL != nil || sandboxURL != nil }
 
     func validate() throws {
-        guard attemptTimeout > 0, attemptTimeout.isFinite else {
-            throw ValidationError("--remote-timeout takes a positive number of seconds")
+        _ = try Self.duration(attemptTimeout, flag: "--remote-timeout")
+        _ = try Self.duration(deadline, flag: "--remote-deadline")
+    }
+
+    /// `seconds` as a duration, or a usage error naming `flag`.
+    static func duration(_ seconds: Double, flag: String) throws -> Duration {
+        guard let duration = Duration(configuredSeconds: seconds) else {
+            throw ValidationError("\(flag) takes a positive number of seconds, at most 86400")
         }
-        guard deadline > 0, deadline.isFinite else {
-            throw ValidationError("--remote-deadline takes a positive number of seconds")
-        }
+        return duration
     }
 
     /// The shared secret from --password or the environment; never shown.
@@ -66,8 +70,8 @@ struct RemoteOptions: ParsableArguments {
     func makeFallbackVerifier(verifier: ReceiptVerifier) throws -> FallbackVerifier? {
         guard isEnabled else { return nil }
         var configuration = VerifyReceiptClient.Configuration(
-            attemptTimeout: .milliseconds(Int64(attemptTimeout * 1000)), deadline: .milliseconds(Int64(deadline * 1000))
-        )
+            attemptTimeout: try Self.duration(attemptTimeout, flag: "--remote-timeout"),
+            deadline: try Self.duration(deadline, flag: "--remote-deadline"))
         if let productionURL { configuration.productionURL = productionURL }
         if let sandboxURL { configuration.sandboxURL = sandboxURL }
         var logger = Logger(label: "verify-local.remote")

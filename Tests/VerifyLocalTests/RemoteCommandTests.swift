@@ -102,5 +102,10 @@ struct RemoteCommandTests {
         #expect(
             try command.run(["--remote-url", "ftp://x/verifyReceipt", fixture("valid-sha256.receipt")]).status == 64)
         #expect(try command.run(["--remote", "--remote-timeout", "0", fixture("valid-sha256.receipt")]).status == 64)
+        // Finite but far too large: a usage error, not a trap converting it to an integer.
+        for value in ["1e300", "inf", "nan", "86401"] {
+            let outcome = try command.run(["--remote", "--remote-deadline", value, fixture("valid-sha256.receipt")])
+            #expect(outcome.status == 64, "--remote-deadline \(value)")
+        }
     }
 }

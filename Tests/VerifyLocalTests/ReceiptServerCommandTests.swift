@@ -1,0 +1,48 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The `receipt-server` executable: its flags and environment variables are checked before anything is
+/// bound, so a bad value is a usage error (exit 64) with a message, never a crash or a half-started server.
+@Suite(
+    .enabled(
+        if: FileManager.default.isExecutableFile(atPath: SharedTestData.executable("receipt-server").path),
+        "receipt-server is not built: CLI checks skipped"),
+    .timeLimit(.minutes(1)))
+struct ReceiptServerCommandTests {
+    let command = CommandRunner("receipt-server")
+
+    /// Added to every invocation that should be refused: should a value wrongly pass, the server fails to bind
+    /// this documentation address (RFC 5737; binding sends nothing) and exits at once instead of serving.
+    static let unbindableHost = ["--host", "192.0.2.1"]
+
+    @Test(arguments: [
+        ["--body-timeout", "1e300"], ["--idle-timeout", "0"], ["--body-timeout", "nan"],
+        ["--port", "70000"], ["--port", "-1"], ["--at", "yesterday"], ["--environment", "Staging"],
+        ["--log-level", "loud"], ["--max-in-flight", "0"], ["--root", "/nonexistent/root.pem"],
+    ])
+    func badFlagsAreUsageErrors(arguments: [String]) throws {
+        let outcome = try command.run(Self.unbindableHost + arguments)
+        #expect(outcome.status == 64, "\(arguments): \(outcome.standardError)")
+        #expect(!outcome.standardError.isEmpty)
+    }
+
+    @Test func badEnvironmentVariablesAreUsageErrors() throws {
+        for (name, value) in [
+            ("RECEIPT_SERVER_REMOTE_DEADLINE", "1e300"), ("RECEIPT_SERVER_PORT", "http"),
+            ("RECEIPT_SERVER_BODY_TIMEOUT", "-5"),
+        ] {
+            let outcome = try command.run(Self.unbindableHost + ["--remote-fallback"], environment: [name: value])
+            #expect(outcome.status == 64, "\(name)=\(value): \(outcome.standardError)")
+        }
+    }
+
+    @Test func helpNamesEveryEnvironmentVariable() throws {
+        let outcome = try command.run(["--help"])
+        #expect(outcome.status == 0)
+        for name in ["RECEIPT_SERVER_HOST", "RECEIPT_SERVER_PORT", "RECEIPT_SERVER_ROOT", "RECEIPT_SERVER_AT",
+                     "RECEIPT_SERVER_REMOTE_FALLBACK", "RECEIPT_SERVER_SHARED_SECRET", "RECEIPT_SERVER_MAX_BODY_SIZE"] {
+            #expect(outcome.standardOutput.contains(name), "\(name)")
+        }
+    }
+}
