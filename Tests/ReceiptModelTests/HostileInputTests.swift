@@ -4,7 +4,8 @@ import TestSupport
 import Testing
 
 /// Hostile bytes must only ever produce a typed error or, where they still form a receipt, a
-/// decode: never a trap, a hang or unbounded memory.
+/// decode: never a trap, a hang or unbounded memory. The time limit turns a hang into a failure.
+@Suite(.timeLimit(.minutes(2)))
 struct HostileInputTests {
     @Test func rejectsEmptyInput() {
         #expect(throws: ReceiptError(.emptyInput, "")) { try AppReceipt(berEncoded: [UInt8]()) }
