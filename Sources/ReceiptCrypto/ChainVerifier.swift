@@ -69,20 +69,21 @@ public enum ChainVerifier {
         let depth = Int(X509_STORE_CTX_get_error_depth(context))
         var text = X509_verify_cert_error_string(Int(error)).map { String(cString: $0) } ?? "error \(error)"
         var kind = failure(for: error)
-        if kind == .issuerMissing, let stuck = chain.last, impostorIssuerExists(for: stuck, among: known) {
-            // OpenSSL 3's issuer lookup already checks signatures, so a certificate whose named issuer is
-            // present but did not sign it reads as "issuer not found". Matching by name (RFC 5280 §6.1.3
-            // (a)(4)) and then checking the signature, as a path builder would, it is a bad signature.
-            kind = .invalidSignature
-            text += "; a certificate named as its issuer is present but its key does not verify the signature"
+        if kind == .issuerMissing, let stuck = chain.last {
+            // "Missing" must mean absent. Matching by name (RFC 5280 §6.1.3 (a)(4)) as a path builder would:
+            let named = known.filter { $0 !== stuck && $0.subjectDER == stuck.issuerDER }
+            if !named.isEmpty && !named.contains(where: { stuck.isSigned(by: $0) }) {
+                // OpenSSL 3's issuer lookup already checks signatures, so a present issuer that did not sign
+                // reads as "issuer not found": it is a bad signature.
+                kind = .invalidSignature
+                text += "; a certificate named as its issuer is present but its key does not verify the signature"
+            } else if !named.isEmpty {
+                // The issuer is present and signed, yet OpenSSL would not use it: it may not issue here.
+                kind = .other
+                text += "; a certificate named as its issuer signed it but was not accepted as an issuer"
+            }
         }
         return ChainVerificationResult(failure: kind, depth: depth, openSSLError: error, message: text, chain: chain)
-    }
-
-    /// `true` when some other known certificate has `certificate`'s issuer name but none of them signed it.
-    private static func impostorIssuerExists(for certificate: Certificate, among known: [Certificate]) -> Bool {
-        let named = known.filter { $0 !== certificate && $0.subjectDER == certificate.issuerDER }
-        return !named.isEmpty && !named.contains { certificate.isSigned(by: $0) }
     }
 
     /// Maps `X509_V_ERR_*` to the kinds a verdict distinguishes.

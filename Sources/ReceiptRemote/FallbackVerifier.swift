@@ -5,7 +5,8 @@ public import ReceiptVerification
 /// Local first, Apple only when the bytes at hand cannot decide.
 ///
 /// Verifies every receipt locally with a ``ReceiptVerification/ReceiptVerifier``. Only an `inconclusive`
-/// local verdict (an iOS 6 receipt, an unsupported algorithm, no validation instant), or a caller asking
+/// local verdict (an iOS 6 receipt, a chain that leaves out an issuer, an unsupported algorithm, no
+/// validation instant), or a caller asking
 /// for the current state of a subscription the receipt shows as expired, is sent to Apple's verifyReceipt
 /// through the optional ``VerifyReceiptClient``. `valid` and `invalid` verdicts are final: a forged or
 /// tampered receipt is never "rescued" by Apple. See docs/remote-fallback.md for the whole table.

@@ -63,7 +63,8 @@ extension ReceiptVerifier {
         }
         evaluation.subjects = result.subjects
         if let failure = result.failure {
-            evaluation.reasons = [Self.reason(for: failure, result: result, leaf: leaf)]
+            let proven = failure == .issuerMissing ? provenFailures(inPartialPath: result.chain, at: instant) : []
+            evaluation.reasons = proven.isEmpty ? [Self.reason(for: failure, result: result, leaf: leaf)] : proven
             return evaluation
         }
 
@@ -95,6 +96,51 @@ extension ReceiptVerifier {
             subjects: evaluation.subjects, anchoredAtXcode: anchoredAtXcode)
         cache.insert(key, chain)
         return evaluation
+    }
+
+    /// What the path OpenSSL built before it ran out of issuers proves wrong.
+    ///
+    /// `X509_verify_cert` stops at a missing issuer without checking the part of the path it did build, and
+    /// embedded certificates are not signed, so anyone can leave one out. Without this, removing the root from a
+    /// receipt whose leaf had expired, or whose leaf lacks Apple's marker, would turn a provable failure into
+    /// `chain.incomplete` (inconclusive) and hand it to Apple. Checked: each certificate's signature by the next
+    /// (RFC 5280 §6.1.3 (a)(1)), every validity at `instant` ((a)(2)), the leaf marker, and the marker and CA
+    /// flag of every issuer present, and that the Xcode StoreKit Testing certificate issues nothing.
+    func provenFailures(inPartialPath path: [Certificate], at instant: Int64) -> [Reason] {
+        var reasons: [Reason] = []
+        for (certificate, issuer) in zip(path, path.dropFirst()) where !certificate.isSigned(by: issuer) {
+            reasons.append(
+                Reason(.chainInvalidSignature, "chain: \(certificate.subject) is not signed by its issuer \(issuer.subject)"))
+        }
+        for certificate in path {
+            if instant > certificate.notAfter {
+                reasons.append(Reason(.chainExpired, "chain: \(certificate.subject) had expired at the validation time"))
+            } else if instant < certificate.notBefore {
+                reasons.append(
+                    Reason(.chainNotYetValid, "chain: \(certificate.subject) was not yet valid at the validation time"))
+            }
+        }
+        let xcode = configuration.trustAnchors.xcodeTestingFingerprint
+        if path.dropFirst().contains(where: { $0.sha256Fingerprint == xcode }) {
+            reasons.append(
+                Reason(
+                    .chainUntrustedRoot,
+                    "chain: the Xcode StoreKit Testing certificate is trusted only as a receipt's own signer, not as an issuer"))
+        }
+        if let leaf = path.first, !leaf.hasExtension(Self.leafMarker) {
+            reasons.append(
+                Reason(.chainLeafMarkerMissing, "chain: leaf lacks receipt-signing marker OID \(Self.leafMarker)"))
+        }
+        if path.count >= 2, !path[1].hasExtension(Self.intermediateMarker) {
+            reasons.append(
+                Reason(
+                    .chainIntermediateMarkerMissing,
+                    "chain: intermediate \(path[1].subject) lacks marker OID \(Self.intermediateMarker)"))
+        }
+        for issuer in path.dropFirst() where !issuer.isCA {
+            reasons.append(Reason(.chainNotACA, "chain: \(issuer.subject) is not a CA"))
+        }
+        return reasons
     }
 
     /// The most embedded certificates a receipt may carry before it is treated as malformed.
