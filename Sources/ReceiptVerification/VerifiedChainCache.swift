@@ -107,12 +107,20 @@ final class VerifiedChainCache: Sendable {
         return found
     }
 
-    /// Stores `chain` under `key`, evicting the first unreferenced entry the clock hand finds when full. A
-    /// slot whose hash is the same but whose bytes differ is replaced: the newest validated chain wins.
+    /// The most bytes one entry may copy. Apple's chains are about 4 KB; a receipt padded with large extra
+    /// certificates is still verified, just not remembered, so the cache holds at most `capacity` × this.
+    static let maximumStoredBytes = 32 * 1024
+
+    /// Stores `chain` under `key`, evicting the first unreferenced entry the clock hand finds when full.
+    ///
+    /// The same chain validated again (at an instant outside its stored window) replaces its entry. A different
+    /// chain whose hash happens to be equal is not stored: no request can evict an entry by colliding with it.
     func insert(_ key: Key, _ chain: VerifiedChain) {
+        guard key.parts.reduce(0, { $0 + $1.count }) <= Self.maximumStoredBytes else { return }
         state.withLock { state in
             if let position = state.index[key.hash] {
-                state.slots[position] = Slot(key, chain)
+                guard state.slots[position].matches(key) else { return }
+                state.slots[position].chain = chain
                 state.slots[position].referenced = true
                 return
             }
