@@ -82,8 +82,8 @@ private final class FetchedDigests: @unchecked Sendable {
     let sha512: OpaquePointer
 
     private init() {
-        // EVP_get_digestbyname returns OpenSSL's static built-in method tables; they cannot be
-        // missing from libcrypto 3, so a failure here means a broken installation.
+        // EVP_MD_fetch from the default provider: SHA-1 and SHA-2 are always there in libcrypto 3, so a
+        // failure here means a broken installation, not anything a receipt can cause.
         func lookup(_ name: String) -> OpaquePointer {
             guard let md = EVP_MD_fetch(nil, name, nil) else {
                 fatalError("libcrypto has no \(name) implementation: \(CryptoError.drainErrorQueue())")
