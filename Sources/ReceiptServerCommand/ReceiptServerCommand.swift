@@ -88,7 +88,7 @@ struct ReceiptServerCommand: AsyncParsableCommand {
         func seconds(_ flag: Double?, _ option: String, _ name: String, default value: Double) throws -> Duration {
             let seconds = try number(flag, name, default: value)
             guard let duration = Duration(configuredSeconds: seconds) else {
-                throw ValidationError("\(option) [\(name)] takes a positive number of seconds, at most 86400")
+                throw ValidationError("\(option) [\(name)] takes a positive number of seconds, at most \(Int(Duration.longestConfiguredSeconds))")
             }
             return duration
         }

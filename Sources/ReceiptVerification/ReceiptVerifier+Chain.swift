@@ -74,17 +74,13 @@ extension ReceiptVerifier {
         // Xcode receipts. Its key ships with Xcode, so a path it *issues* proves nothing: refuse it, or
         // anyone could mint "Production" receipts under it.
         if endsAtXcode && path.count > 1 {
-            evaluation.reasons = [
-                Reason(
-                    .chainUntrustedRoot,
-                    "chain: the Xcode StoreKit Testing certificate is trusted only as a receipt's own signer, not as an issuer")
-            ]
+            evaluation.reasons = [Self.xcodeIssuerReason]
             return evaluation
         }
         let anchoredAtXcode = configuration.trustAnchors.allowsXcodeStoreKitTesting && endsAtXcode
         evaluation.anchoredAtXcode = anchoredAtXcode
         if !anchoredAtXcode {
-            evaluation.reasons = Self.markerReasons(path: path)
+            evaluation.reasons = Self.markerReasons(path: path, isComplete: true)
         }
         guard evaluation.reasons.isEmpty, let last = path.last else { return evaluation }
 
@@ -104,8 +100,8 @@ extension ReceiptVerifier {
     /// embedded certificates are not signed, so anyone can leave one out. Without this, removing the root from a
     /// receipt whose leaf had expired, or whose leaf lacks Apple's marker, would turn a provable failure into
     /// `chain.incomplete` (inconclusive) and hand it to Apple. Checked: each certificate's signature by the next
-    /// (RFC 5280 §6.1.3 (a)(1)), every validity at `instant` ((a)(2)), the leaf marker, and the marker and CA
-    /// flag of every issuer present, and that the Xcode StoreKit Testing certificate issues nothing.
+    /// (RFC 5280 §6.1.3 (a)(1)), every validity at `instant` ((a)(2)), that the Xcode StoreKit Testing
+    /// certificate issues nothing, and Apple's markers and CA flags as far as the path goes.
     func provenFailures(inPartialPath path: [Certificate], at instant: Int64) -> [Reason] {
         var reasons: [Reason] = []
         for (certificate, issuer) in zip(path, path.dropFirst()) where !certificate.isSigned(by: issuer) {
@@ -122,54 +118,47 @@ extension ReceiptVerifier {
         }
         let xcode = configuration.trustAnchors.xcodeTestingFingerprint
         if path.dropFirst().contains(where: { $0.sha256Fingerprint == xcode }) {
-            reasons.append(
-                Reason(
-                    .chainUntrustedRoot,
-                    "chain: the Xcode StoreKit Testing certificate is trusted only as a receipt's own signer, not as an issuer"))
+            reasons.append(Self.xcodeIssuerReason)
         }
-        if let leaf = path.first, !leaf.hasExtension(Self.leafMarker) {
-            reasons.append(
-                Reason(.chainLeafMarkerMissing, "chain: leaf lacks receipt-signing marker OID \(Self.leafMarker)"))
-        }
-        if path.count >= 2, !path[1].hasExtension(Self.intermediateMarker) {
-            reasons.append(
-                Reason(
-                    .chainIntermediateMarkerMissing,
-                    "chain: intermediate \(path[1].subject) lacks marker OID \(Self.intermediateMarker)"))
-        }
-        for issuer in path.dropFirst() where !issuer.isCA {
-            reasons.append(Reason(.chainNotACA, "chain: \(issuer.subject) is not a CA"))
-        }
-        return reasons
+        return reasons + Self.markerReasons(path: path, isComplete: false)
     }
+
+    /// The StoreKit Testing certificate's key ships with Xcode, so a path it *issues* proves nothing.
+    static let xcodeIssuerReason = Reason(
+        .chainUntrustedRoot,
+        "chain: the Xcode StoreKit Testing certificate is trusted only as a receipt's own signer, not as an issuer")
 
     /// The most embedded certificates a receipt may carry before it is treated as malformed.
     static let maximumEmbeddedCertificates = 16
 
     /// Apple's marker extensions: the leaf carries 1.2.840.113635.100.6.11.1 and the leaf's issuer (which
-    /// must be an intermediate, not the anchor) carries 1.2.840.113635.100.6.2.1 and is a CA.
-    static func markerReasons(path: [Certificate]) -> [Reason] {
+    /// must be an intermediate, not the anchor) carries 1.2.840.113635.100.6.2.1; every issuer is a CA.
+    ///
+    /// A complete path ends at the anchor, so its issuers are the certificates between leaf and anchor and there
+    /// must be one. A partial path (OpenSSL ran out of issuers) has no anchor yet: every certificate above the
+    /// leaf is an issuer, and a missing intermediate may simply be the part left out.
+    static func markerReasons(path: [Certificate], isComplete: Bool) -> [Reason] {
         var reasons: [Reason] = []
         guard let leaf = path.first else { return reasons }
         if !leaf.hasExtension(leafMarker) {
             reasons.append(Reason(.chainLeafMarkerMissing, "chain: leaf lacks receipt-signing marker OID \(leafMarker)"))
         }
-        if path.count < 3 {
-            reasons.append(
-                Reason(
-                    .chainIntermediateMarkerMissing,
-                    "chain: no intermediate between the leaf and the anchor carries marker OID \(intermediateMarker)"))
-        } else {
-            let intermediate = path[1]
+        let issuers = isComplete ? path.dropFirst().dropLast() : path.dropFirst()
+        if let intermediate = issuers.first {
             if !intermediate.hasExtension(intermediateMarker) {
                 reasons.append(
                     Reason(
                         .chainIntermediateMarkerMissing,
                         "chain: intermediate \(intermediate.subject) lacks marker OID \(intermediateMarker)"))
             }
-            for issuer in path.dropFirst().dropLast() where !issuer.isCA {
-                reasons.append(Reason(.chainNotACA, "chain: \(issuer.subject) is not a CA"))
-            }
+        } else if isComplete {
+            reasons.append(
+                Reason(
+                    .chainIntermediateMarkerMissing,
+                    "chain: no intermediate between the leaf and the anchor carries marker OID \(intermediateMarker)"))
+        }
+        for issuer in issuers where !issuer.isCA {
+            reasons.append(Reason(.chainNotACA, "chain: \(issuer.subject) is not a CA"))
         }
         return reasons
     }
