@@ -72,15 +72,16 @@ public enum ChainVerifier {
         if kind == .issuerMissing, let stuck = chain.last {
             // "Missing" must mean absent. Matching by name (RFC 5280 §6.1.3 (a)(4)) as a path builder would:
             let named = known.filter { $0 !== stuck && $0.subjectDER == stuck.issuerDER }
-            if !named.isEmpty && !named.contains(where: { stuck.isSigned(by: $0) }) {
+            if named.contains(where: { stuck.isSigned(by: $0) }) {
+                // Present and signed, yet OpenSSL passed it over (its key identifier is not the one the
+                // certificate names, say): refused, not missing.
+                kind = .other
+                text += "; a certificate named as its issuer signed it but was not accepted as an issuer"
+            } else if !named.isEmpty {
                 // OpenSSL 3's issuer lookup already checks signatures, so a present issuer that did not sign
                 // reads as "issuer not found": it is a bad signature.
                 kind = .invalidSignature
                 text += "; a certificate named as its issuer is present but its key does not verify the signature"
-            } else if !named.isEmpty {
-                // The issuer is present and signed, yet OpenSSL would not use it: it may not issue here.
-                kind = .other
-                text += "; a certificate named as its issuer signed it but was not accepted as an issuer"
             }
         }
         return ChainVerificationResult(failure: kind, depth: depth, openSSLError: error, message: text, chain: chain)

@@ -5,7 +5,7 @@ public final class TemporaryFolder {
     public let url: URL
 
     public init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("verify-local-tests-\(UUID().uuidString)")
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("receipt-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 

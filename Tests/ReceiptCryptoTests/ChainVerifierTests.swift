@@ -1,3 +1,4 @@
+import Foundation
 import ReceiptCrypto
 import Testing
 import TestSupport
@@ -152,6 +153,44 @@ struct ChainVerifierTests {
         #expect(!result.isVerified)
         #expect(result.failure == .issuerMissing)
         #expect(result.depth == 1)
+    }
+
+    /// OpenSSL passes over an issuer whose key identifier is not the one the leaf's authority key identifier
+    /// names, even when that issuer's key signed the leaf, and says "unable to get local issuer certificate".
+    /// The issuer is there and signed: the chain is refused (`.other`), not incomplete.
+    @Test(.enabled(if: OpenSSLTool.executable != nil, "openssl is not on PATH: certificates cannot be made"))
+    func presentIssuerThatSignedButWasPassedOverIsNotMissing() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("leaf.ext", Data("authorityKeyIdentifier=keyid:always\n".utf8))
+        func selfSigned(_ file: String, keyIdentifier: String) -> [String] {
+            [
+                "req", "-x509", "-key", "ca.key", "-out", file, "-subj", "/CN=Receipt Forge Test AKID CA", "-days", "3650",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
+                "-addext", "subjectKeyIdentifier=\(keyIdentifier)",
+            ]
+        }
+        let steps: [[String]] = [
+            ["genrsa", "-out", "ca.key", "2048"],
+            selfSigned("ca.pem", keyIdentifier: "0102030405060708090A0B0C0D0E0F1011121314"),
+            // Same name, same key, another key identifier: the leaf's authority key identifier names this one.
+            selfSigned("other-id.pem", keyIdentifier: "AABBCCDDEEFF00112233445566778899AABBCCDD"),
+            ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "leaf.key", "-out", "leaf.csr", "-subj", "/CN=Leaf"],
+            [
+                "x509", "-req", "-in", "leaf.csr", "-CA", "other-id.pem", "-CAkey", "ca.key", "-set_serial", "2",
+                "-extfile", "leaf.ext", "-out", "leaf.pem", "-days", "365",
+            ],
+        ]
+        for step in steps { try #require(try OpenSSLTool.run(step, in: folder.url) == 0, "openssl \(step)") }
+        func certificate(_ file: String) throws -> Certificate {
+            let bytes = try SharedTestData.bytes(at: folder.url.appendingPathComponent(file))
+            return try #require(try Certificate.certificates(fromFileContents: bytes).first)
+        }
+        let leaf = try certificate("leaf.pem")
+        let issuer = try certificate("ca.pem")
+        #expect(leaf.isSigned(by: issuer))
+        let result = try ChainVerifier.verify(leaf: leaf, intermediates: [], anchors: [issuer], at: leaf.notBefore + 60)
+        #expect(result.failure == .other, "\(result.message)")
+        #expect(result.depth == 0)
     }
 
     @Test func signatureCheckIgnoresNames() throws {

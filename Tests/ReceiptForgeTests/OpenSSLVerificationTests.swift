@@ -2,6 +2,7 @@ import Foundation
 import ReceiptForge
 import ReceiptModel
 import Testing
+import TestSupport
 
 /// An independent judge: OpenSSL's own CMS verifier, run as a separate process, agrees with the
 /// fixtures' intended verdicts wherever it can judge them.
@@ -61,30 +62,14 @@ struct OpenSSLVerificationTests {
 
     /// Runs `openssl cms -verify -binary -inform DER -CAfile certs/test-root.pem -purpose any -attime T`.
     static func opensslVerifies(_ receipt: [UInt8], at secondsSince1970: Int64) throws -> Bool {
-        let openssl = try #require(OpenSSLTool.executable)
         let input = FileManager.default.temporaryDirectory
             .appendingPathComponent("forge-\(UUID().uuidString).receipt")
         try Data(receipt).write(to: input)
         defer { try? FileManager.default.removeItem(at: input) }
-        let process = Process()
-        process.executableURL = openssl
-        process.arguments = [
+        let status = try OpenSSLTool.run([
             "cms", "-verify", "-binary", "-inform", "DER", "-in", input.path, "-CAfile", Fixtures.testRoot.path,
             "-purpose", "any", "-attime", String(secondsSince1970), "-out", "/dev/null",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        ])
+        return status == 0
     }
-}
-
-/// Finds the `openssl` command on `PATH`.
-enum OpenSSLTool {
-    static let executable: URL? = {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { URL(fileURLWithPath: String($0)).appendingPathComponent("openssl") }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }()
 }
