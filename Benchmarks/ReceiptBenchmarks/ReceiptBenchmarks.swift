@@ -32,7 +32,7 @@ func configuration(mallocTolerance: Int = 0) -> Benchmark.Configuration {
 
 /// A fixed "now" for the rendered `request_date*` keys: the path must not read the clock per receipt here
 /// any more than the server's own cost model does (the server reads it once per request).
-let requestDate = ReceiptDate(millisecondsSince1970: 1_767_225_600_000)
+let requestDate = ReceiptDate(clampingMillisecondsSince1970: 1_767_225_600_000)
 
 /// What the server does with one request body, without the network: ReceiptRoutes.verifyReceipt's steps
 /// from the parsed body to the response bytes (JSON in, decode, verify, Apple-shaped JSON out).

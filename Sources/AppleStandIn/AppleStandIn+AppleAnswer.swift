@@ -69,8 +69,8 @@ extension AppleStandIn {
                 for purchase in subscriptions {
                     let key = purchase.originalTransactionID ?? purchase.transactionID ?? ""
                     if let current = newest[key],
-                        (current.expiresDate ?? .init(millisecondsSince1970: 0))
-                            >= (purchase.expiresDate ?? .init(millisecondsSince1970: 0))
+                        (current.expiresDate ?? .init(clampingMillisecondsSince1970: 0))
+                            >= (purchase.expiresDate ?? .init(clampingMillisecondsSince1970: 0))
                     {
                         continue
                     }
@@ -81,8 +81,8 @@ extension AppleStandIn {
             writer.key("latest_receipt_info")
             writer.beginArray()
             for purchase in latest.sorted(by: {
-                ($0.purchaseDate ?? .init(millisecondsSince1970: 0))
-                    > ($1.purchaseDate ?? .init(millisecondsSince1970: 0))
+                ($0.purchaseDate ?? .init(clampingMillisecondsSince1970: 0))
+                    > ($1.purchaseDate ?? .init(clampingMillisecondsSince1970: 0))
             }) {
                 AppleReceiptJSON.write(purchase, to: &writer)
             }

@@ -55,7 +55,7 @@ struct AppleStandInCommand: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = AppleStandIn.Configuration(
-            now: { ReceiptDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))) })
+            now: { ReceiptDate(clockSecondsSince1970: Date().timeIntervalSince1970) })
         if verify || !roots.isEmpty {
             var anchors = TrustAnchors()
             for root in roots {

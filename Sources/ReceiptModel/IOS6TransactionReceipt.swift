@@ -99,6 +99,9 @@ public struct IOS6TransactionReceipt: Sendable {
 
         init(entries: [String: String]) { self.entries = entries }
 
+        /// The entries that hold milliseconds since 1970.
+        static let millisecondKeys = ["purchase-date-ms", "original-purchase-date-ms", "expires-date"]
+
         private static func milliseconds(_ text: String?) -> ReceiptDate? {
             guard let text, let value = Int64(text) else { return nil }
             return ReceiptDate(millisecondsSince1970: value)
@@ -133,6 +136,14 @@ public struct IOS6TransactionReceipt: Sendable {
         purchaseInfoBytes = purchaseBytes
         purchaseInfo = PurchaseInfo(
             entries: try OldStylePlist.parseDictionary(purchaseBytes[...], maximumEntries: Self.maximumEntries))
+        // A date that is a number but no representable instant is malformed, not "absent".
+        for key in PurchaseInfo.millisecondKeys {
+            if let text = purchaseInfo.entries[key], let value = Int64(text),
+                ReceiptDate(millisecondsSince1970: value) == nil
+            {
+                throw ReceiptError(.invalidDate, "purchase-info \(key) \(value) is not a representable instant")
+            }
+        }
     }
 
     private static func base64Decode(_ text: some Collection<UInt8>, what: String) throws(ReceiptError) -> [UInt8] {

@@ -5,11 +5,43 @@
 /// and `2020-09-27T12:07:19.686Z`; the empty string means "absent" and is handled by the caller.
 /// A general date formatter was the top cost in a peer's profile, hence the hand-written parser.
 public struct ReceiptDate: Hashable, Comparable, Sendable, CustomStringConvertible {
-    /// Milliseconds since 1970-01-01T00:00:00Z.
+    /// Milliseconds since 1970-01-01T00:00:00Z, always within ``representableMilliseconds``.
     public let millisecondsSince1970: Int64
 
-    public init(millisecondsSince1970: Int64) {
+    /// The instants a `ReceiptDate` can hold: the years 0000 to 9999 that RFC 3339 can write, with a day to
+    /// spare on each side for UTC offsets (-0001-12-31 to 10000-01-01).
+    ///
+    /// The bound is the type's invariant, so every calendar, time-zone and rendering computation on a date is
+    /// safe from overflow whatever the input said: a number from outside that falls outside it (an iOS 6
+    /// `purchase-date-ms` of -9223372036854775808, say) never becomes a date.
+    public static let representableMilliseconds: ClosedRange<Int64> = -62_167_305_600_000...253_402_387_199_999
+
+    /// The instant `millisecondsSince1970` after the epoch; `nil` outside ``representableMilliseconds``.
+    public init?(millisecondsSince1970: Int64) {
+        guard Self.representableMilliseconds.contains(millisecondsSince1970) else { return nil }
         self.millisecondsSince1970 = millisecondsSince1970
+    }
+
+    /// The instant `milliseconds` after the epoch, clamped into ``representableMilliseconds``: for values
+    /// that are not input, such as a clock reading.
+    public init(clampingMillisecondsSince1970 milliseconds: Int64) {
+        millisecondsSince1970 = min(
+            max(milliseconds, Self.representableMilliseconds.lowerBound), Self.representableMilliseconds.upperBound)
+    }
+
+    /// The instant a wall clock reading of `seconds` since the epoch names, floored to the millisecond (NaN
+    /// and infinities clamp to the range's ends).
+    public init(clockSecondsSince1970 seconds: Double) {
+        let milliseconds = (seconds * 1000).rounded(.down)
+        guard milliseconds > Double(Self.representableMilliseconds.lowerBound) else {
+            self.init(clampingMillisecondsSince1970: Self.representableMilliseconds.lowerBound)
+            return
+        }
+        guard milliseconds < Double(Self.representableMilliseconds.upperBound) else {
+            self.init(clampingMillisecondsSince1970: Self.representableMilliseconds.upperBound)
+            return
+        }
+        self.init(clampingMillisecondsSince1970: Int64(milliseconds))
     }
 
     /// Whole seconds since the epoch, rounded towards negative infinity.
@@ -72,6 +104,7 @@ public struct ReceiptDate: Hashable, Comparable, Sendable, CustomStringConvertib
         }
         guard cursor.isAtEnd else { return nil }
 
+        // Four-digit years and offsets under a day keep this inside ``representableMilliseconds``.
         let days = CivilCalendar.daysSince1970(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         millisecondsSince1970 = seconds * 1000 + milliseconds

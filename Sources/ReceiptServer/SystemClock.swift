@@ -5,6 +5,6 @@ public import ReceiptModel
 public enum SystemClock {
     /// The current instant, to the millisecond.
     @Sendable public static func now() -> ReceiptDate {
-        ReceiptDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+        ReceiptDate(clockSecondsSince1970: Date().timeIntervalSince1970)
     }
 }

@@ -47,7 +47,7 @@ struct IOS6TransactionReceiptTests {
         #expect(info.originalTransactionID == "1000000046178817")
         #expect(info.itemID == "521129812")
         #expect(info.quantity == 1)
-        #expect(info.purchaseDate == ReceiptDate(millisecondsSince1970: 1_335_798_355_868))
+        #expect(info.purchaseDate == ReceiptDate(clampingMillisecondsSince1970: 1_335_798_355_868))
         #expect(receipt.signedBytes.first == 2)
         #expect(Array(receipt.signedBytes.dropFirst()) == receipt.purchaseInfoBytes)
     }

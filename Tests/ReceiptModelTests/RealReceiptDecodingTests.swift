@@ -134,6 +134,6 @@ private func date(_ value: Any?) -> ReceiptDate? {
         formatter.formatOptions = [.withInternetDateTime]
         return formatter.date(from: text)
     }()
-    guard let parsed else { return ReceiptDate(millisecondsSince1970: Int64.min) }
-    return ReceiptDate(millisecondsSince1970: Int64((parsed.timeIntervalSince1970 * 1000).rounded()))
+    guard let parsed else { return ReceiptDate(clampingMillisecondsSince1970: Int64.min) }
+    return ReceiptDate(clampingMillisecondsSince1970: Int64((parsed.timeIntervalSince1970 * 1000).rounded()))
 }

@@ -62,7 +62,7 @@ struct ReceiptDateTests {
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
         for seconds in instants {
             let expected = formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
-            let actual = ReceiptDate(millisecondsSince1970: seconds * 1000).applePacificString
+            let actual = ReceiptDate(clampingMillisecondsSince1970: seconds * 1000).applePacificString
             #expect(actual == expected + " America/Los_Angeles", "at \(seconds)")
         }
     }
@@ -71,7 +71,7 @@ struct ReceiptDateTests {
         var generator = SplitMix64(seed: 7)
         for _ in 0..<5000 {
             let milliseconds = Int64(generator.next() % 253_402_300_799_000)  // up to 9999-12-31
-            let date = ReceiptDate(millisecondsSince1970: milliseconds)
+            let date = ReceiptDate(clampingMillisecondsSince1970: milliseconds)
             #expect(ReceiptDate(rfc3339: date.description) == date)
         }
     }

@@ -29,7 +29,7 @@ enum RemoteTestData {
         AppleStandIn(
             configuration: .init(
                 verifier: try verifier(), sharedSecret: sharedSecret,
-                now: { ReceiptDate(millisecondsSince1970: 1_767_225_600_000) }, renewedUntil: renewedUntil),
+                now: { ReceiptDate(clampingMillisecondsSince1970: 1_767_225_600_000) }, renewedUntil: renewedUntil),
             logger: logger)
     }
 

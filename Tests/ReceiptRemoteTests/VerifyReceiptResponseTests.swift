@@ -36,7 +36,7 @@ import Testing
                 == Array(
                     #"{ "bundle_id" : "a.b", "in_app":[{"product_id":"p","expires_date_ms":"1700000000000"}] }"#.utf8))
         #expect(response.latestReceiptInfo.first?.isTrialPeriod == true)
-        #expect(response.newestExpiry == ReceiptDate(millisecondsSince1970: 1_800_000_000_000))
+        #expect(response.newestExpiry == ReceiptDate(clampingMillisecondsSince1970: 1_800_000_000_000))
         #expect(response.pendingRenewalInfo.first?["auto_renew_status"] == .string("1"))
         #expect(response.latestReceipt == "QUJD")
         #expect(response.unknownMembers.map(\.key) == ["future_key"])
@@ -53,8 +53,8 @@ import Testing
         #expect(response.status == 21006)
         #expect(response.environment == nil)
         #expect(response.bundleID == "com.example")
-        #expect(response.inApp.first?.purchaseDate == ReceiptDate(millisecondsSince1970: 1_700_000_000_000))
-        #expect(response.newestExpiry == ReceiptDate(millisecondsSince1970: 1_720_000_000_000))
+        #expect(response.inApp.first?.purchaseDate == ReceiptDate(clampingMillisecondsSince1970: 1_700_000_000_000))
+        #expect(response.newestExpiry == ReceiptDate(clampingMillisecondsSince1970: 1_720_000_000_000))
     }
 
     @Test func readsIsRetryable() throws {

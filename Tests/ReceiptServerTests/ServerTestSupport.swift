@@ -14,7 +14,7 @@ import Testing
 /// fixture and real-receipt loading, and JSON helpers.
 enum ServerTestSupport {
     /// The clock every test server reads: 2023-11-14T22:13:20.123Z.
-    static let fixedNow = ReceiptDate(millisecondsSince1970: 1_700_000_000_123)
+    static let fixedNow = ReceiptDate(clampingMillisecondsSince1970: 1_700_000_000_123)
 
     static let fixturesDirectory = SharedTestData.packageRoot.appendingPathComponent("fixtures")
     static let testRootPath = SharedTestData.packageRoot.appendingPathComponent("certs/test-root.pem").path

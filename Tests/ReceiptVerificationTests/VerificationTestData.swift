@@ -8,7 +8,7 @@ import TestSupport
 /// test PKI (in the repository), and verifiers configured for each.
 enum VerificationTestData {
     /// 2026-11-22T00:00:00Z, passed as "now": after every real Apple leaf expired.
-    static let now = ReceiptDate(millisecondsSince1970: 1_795_305_600_000)
+    static let now = ReceiptDate(clampingMillisecondsSince1970: 1_795_305_600_000)
 
     static let appleSignedReceipts = SharedTestData.receiptNames.filter { !xcodeReceipts.contains($0) }
     static let xcodeReceipts = ["apple-xcode-backyardbirds-with-transaction", "tpi-cyclemaps-xcode-2020"]
