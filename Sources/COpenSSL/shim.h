@@ -3,6 +3,8 @@
 #define RECEIPT_COPENSSL_SHIM_H
 
 #include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>

@@ -166,9 +166,20 @@ public final class Certificate: @unchecked Sendable {
     /// `true` when the certificate carries an extension with this dotted OID (critical or not).
     public func hasExtension(_ oid: String) -> Bool { extensionOIDs.contains(oid) }
 
-    /// `true` when `instant` (seconds since 1970) lies within [notBefore, notAfter], both ends included
-    /// as in RFC 5280 §4.1.2.5.
-    public func isValid(at instant: Int64) -> Bool { instant >= notBefore && instant <= notAfter }
+    /// `true` when the certificate is valid at `instant` (whole seconds since 1970): `notBefore ≤ instant <
+    /// notAfter`.
+    ///
+    /// This is OpenSSL's rule (`X509_cmp_time` counts "equal" as "earlier", so a certificate is already expired
+    /// at its notAfter second), and the one rule every check of this package uses, cached or not: a verdict
+    /// never depends on whether OpenSSL or a cache answered. A receipt's millisecond instant is floored to its
+    /// second first (``ReceiptDate/secondsSince1970``), which makes the rule exact in milliseconds too:
+    /// `notBefore·1000 ≤ t < notAfter·1000`.
+    public func isValid(at instant: Int64) -> Bool { Self.validity(notBefore: notBefore, notAfter: notAfter, contains: instant) }
+
+    /// The validity rule of ``isValid(at:)`` for any window (a cached path's intersection of windows, say).
+    public static func validity(notBefore: Int64, notAfter: Int64, contains instant: Int64) -> Bool {
+        notBefore <= instant && instant < notAfter
+    }
 
     /// The SHA-256 fingerprint as upper-case hex, the form Apple and the docs print.
     public var sha256FingerprintHex: String { Self.hex(sha256Fingerprint) }

@@ -15,11 +15,12 @@ public enum ChainVerifier {
     ///   - intermediates: untrusted certificates OpenSSL may use to build the path (order does not matter;
     ///     anchors in it are harmless).
     ///   - anchors: the only trusted certificates.
-    ///   - time: the validation instant, in seconds since 1970.
+    ///   - time: the validation instant, in seconds since 1970; `nil` checks everything but validity periods
+    ///     (`X509_V_FLAG_NO_CHECK_TIME`), for a receipt that names no instant: what can be decided still is.
     /// - Returns: the outcome; a failed validation is a value, not an error.
     /// - Throws: only when OpenSSL cannot set up the check (allocation failure).
     public static func verify(
-        leaf: Certificate, intermediates: [Certificate], anchors: [Certificate], at time: Int64
+        leaf: Certificate, intermediates: [Certificate], anchors: [Certificate], at time: Int64?
     ) throws(CryptoError) -> ChainVerificationResult {
         let store = try openSSLCheck(X509_STORE_new(), "X509_STORE_new")
         defer { X509_STORE_free(store) }
@@ -38,10 +39,16 @@ public enum ChainVerifier {
         try openSSLCheck(X509_STORE_CTX_init(context, store, leaf.pointer, untrusted), "X509_STORE_CTX_init")
         try openSSLCheck(X509_STORE_CTX_set_purpose(context, X509_PURPOSE_ANY), "X509_STORE_CTX_set_purpose")
         let parameters = try openSSLCheck(X509_STORE_CTX_get0_param(context), "X509_STORE_CTX_get0_param")
-        // set_time also raises X509_V_FLAG_USE_CHECK_TIME; set explicitly so the intent is visible.
-        X509_VERIFY_PARAM_set_time(parameters, time_t(time))
-        try openSSLCheck(
-            X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_USE_CHECK_TIME)), "X509_VERIFY_PARAM_set_flags")
+        if let time {
+            // set_time also raises X509_V_FLAG_USE_CHECK_TIME; set explicitly so the intent is visible.
+            X509_VERIFY_PARAM_set_time(parameters, time_t(time))
+            try openSSLCheck(
+                X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_USE_CHECK_TIME)), "X509_VERIFY_PARAM_set_flags")
+        } else {
+            // Never the wall clock: without an instant, validity periods are not checked at all.
+            try openSSLCheck(
+                X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_NO_CHECK_TIME)), "X509_VERIFY_PARAM_set_flags")
+        }
         try openSSLCheck(
             X509_VERIFY_PARAM_clear_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN)),
             "X509_VERIFY_PARAM_clear_flags")

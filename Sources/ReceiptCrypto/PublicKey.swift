@@ -50,6 +50,22 @@ public final class PublicKey: @unchecked Sendable {
     /// The key size in bits.
     public var bitCount: Int { Int(EVP_PKEY_get_bits(pointer)) }
 
+    /// The bit length of an RSA key's public exponent (17 for 65537); `nil` for other keys.
+    ///
+    /// An RSA verification costs about one modular multiplication per exponent bit, and OpenSSL accepts any
+    /// exponent below the modulus: a 2048-bit exponent makes one check ~100 times dearer than 65537 does.
+    /// Verifiers bound it before they check a signature with a key that came from outside.
+    public var rsaPublicExponentBitCount: Int? {
+        guard isRSA else { return nil }
+        var exponent: OpaquePointer? = nil
+        guard EVP_PKEY_get_bn_param(pointer, OSSL_PKEY_PARAM_RSA_E, &exponent) == 1, let exponent else {
+            _ = CryptoError.drainErrorQueue()
+            return nil
+        }
+        defer { BN_free(exponent) }
+        return Int(BN_num_bits(exponent))
+    }
+
     /// Checks an RSA PKCS#1 v1.5 signature over an already computed digest.
     ///
     /// - Parameters:

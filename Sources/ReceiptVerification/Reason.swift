@@ -10,8 +10,10 @@ public struct Reason: Sendable, Hashable, CustomStringConvertible {
             case signatureNoSigner = "signature.no_signer"
             case signatureMultipleSigners = "signature.multiple_signers"
             case signatureSignerCertificateMissing = "signature.signer_certificate_missing"
-            case signatureUnsupportedAlgorithm = "signature.unsupported_algorithm"
+            case signatureAlgorithmRejected = "signature.algorithm_rejected"
             case chainUntrustedRoot = "chain.untrusted_root"
+            case chainKeyRejected = "chain.key_rejected"
+            case chainTooLarge = "chain.too_large"
             case chainIncomplete = "chain.incomplete"
             case chainLeafMarkerMissing = "chain.leaf_marker_missing"
             case chainIntermediateMarkerMissing = "chain.intermediate_marker_missing"
@@ -44,10 +46,20 @@ public struct Reason: Sendable, Hashable, CustomStringConvertible {
         public static let signatureMultipleSigners = Code(.signatureMultipleSigners)
         /// No embedded certificate matches the SignerInfo's issuer and serial (or key identifier).
         public static let signatureSignerCertificateMissing = Code(.signatureSignerCertificateMissing)
-        /// The digest or signature algorithm is not one this verifier implements.
-        public static let signatureUnsupportedAlgorithm = Code(.signatureUnsupportedAlgorithm)
+        /// The SignerInfo names a digest or signature algorithm Apple never signs receipts with: receipts are
+        /// RSA PKCS#1 v1.5 with SHA-1 or SHA-256 (`rsaEncryption` or the matching `shaNWithRSAEncryption`).
+        /// Anything else (MD5, SHA-224, SHA-384, RSASSA-PSS, ECDSA, an algorithm that contradicts the digest)
+        /// proves the receipt is not one Apple issued.
+        public static let signatureAlgorithmRejected = Code(.signatureAlgorithmRejected)
         /// The chain ends at a self-signed certificate that is not a trusted anchor.
         public static let chainUntrustedRoot = Code(.chainUntrustedRoot)
+        /// An embedded certificate's public key is not what Apple's receipt chains use (RSA of 2,048 to 4,096
+        /// bits with a public exponent of at most 65,537; 1,024 bits and up for iOS 6 receipts). Checked before any
+        /// signature is computed, so no key can make a check expensive.
+        public static let chainKeyRejected = Code(.chainKeyRejected)
+        /// The receipt embeds more certificates, or larger ones, than Apple's chains ever hold (at most
+        /// ``ReceiptVerifier/maximumEmbeddedCertificates`` of ``ReceiptVerifier/maximumCertificateSize`` bytes).
+        public static let chainTooLarge = Code(.chainTooLarge)
         /// A certificate's issuer is neither in the receipt nor a trust anchor, so the chain cannot be
         /// completed offline: the bytes neither prove nor disprove the receipt (Apple can decide).
         public static let chainIncomplete = Code(.chainIncomplete)

@@ -10,9 +10,9 @@ public struct ReceiptPolicy: Sendable {
     public var acceptedBundleIDs: Set<String>?
     /// Accepted environments; all three by default.
     public var acceptedEnvironments: Set<ReceiptEnvironment>
-    /// The lowest accepted app version (attribute 3), compared numerically by dot-separated parts.
+    /// The lowest accepted app version (attribute 3), ordered as ``AppVersion`` orders them.
     public var minimumAppVersion: String?
-    /// The only accepted app version (attribute 3), compared numerically by dot-separated parts.
+    /// The only accepted app version (attribute 3), compared as ``AppVersion`` compares them.
     public var expectedAppVersion: String?
     /// When set, SHA-1(device id ‖ opaque value ‖ bundle id DER) must equal the receipt's attribute 5.
     public var deviceIdentifier: DeviceIdentifier?
@@ -66,15 +66,15 @@ public struct ReceiptPolicy: Sendable {
             reasons.append(Reason(.policyEnvironmentRejected, "policy: the receipt type names no known environment"))
         }
         if let minimumAppVersion {
-            if appVersion.map({ Self.compareVersions($0, minimumAppVersion) < 0 }) ?? true {
+            if !Self.version(appVersion, satisfies: minimumAppVersion, { $0 >= $1 }) {
                 reasons.append(
                     Reason(
                         .policyAppVersionRejected,
-                        "policy: app version \(appVersion ?? "(none)") is below the minimum \(minimumAppVersion)"))
+                        "policy: app version \(appVersion ?? "(none)") is not at least \(minimumAppVersion)"))
             }
         }
         if let expectedAppVersion {
-            if appVersion.map({ Self.compareVersions($0, expectedAppVersion) != 0 }) ?? true {
+            if !Self.version(appVersion, satisfies: expectedAppVersion, ==) {
                 reasons.append(
                     Reason(
                         .policyAppVersionRejected,
@@ -97,20 +97,12 @@ public struct ReceiptPolicy: Sendable {
         return []
     }
 
-    /// Compares dotted versions part by part: numerically when both parts are numbers, else as text;
-    /// missing parts count as 0 (`1.2` == `1.2.0`).
-    static func compareVersions(_ lhs: String, _ rhs: String) -> Int {
-        let left = lhs.split(separator: ".", omittingEmptySubsequences: false)
-        let right = rhs.split(separator: ".", omittingEmptySubsequences: false)
-        for index in 0..<max(left.count, right.count) {
-            let a = index < left.count ? left[index] : "0"
-            let b = index < right.count ? right[index] : "0"
-            if let x = Int(a), let y = Int(b) {
-                if x != y { return x < y ? -1 : 1 }
-            } else if a != b {
-                return a < b ? -1 : 1
-            }
-        }
-        return 0
+    /// `true` when both texts are versions (``AppVersion``) and `relation` holds. A missing or unparsable version,
+    /// on either side, never satisfies a requirement: an order that cannot be established is not guessed.
+    static func version(
+        _ text: String?, satisfies requirement: String, _ relation: (AppVersion, AppVersion) -> Bool
+    ) -> Bool {
+        guard let text, let version = AppVersion(text), let required = AppVersion(requirement) else { return false }
+        return relation(version, required)
     }
 }

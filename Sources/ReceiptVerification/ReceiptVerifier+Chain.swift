@@ -2,35 +2,35 @@ internal import ReceiptCrypto
 internal import ReceiptModel
 
 extension ReceiptVerifier {
-    /// What the chain check found: the signer's key (whenever the signer certificate was found, so the
-    /// signature can still be checked), the leaf's validity, the path and any failures.
+    /// What the chain check found: the signer's key (whenever the signer certificate was found and its key is
+    /// one Apple's chains use, so the signature can still be checked), the leaf's validity, the path and any
+    /// failures, and the entry to remember should the whole receipt verify.
     struct ChainEvaluation {
         var signerKey: PublicKey?
         var leafValidity: (notBefore: Int64, notAfter: Int64)?
         var subjects: [String] = []
         var anchoredAtXcode = false
         var reasons: [Reason] = []
+        /// A freshly validated chain, for the cache. Stored only by the caller, and only once every other
+        /// check of the receipt passed: a forgery that embeds a genuine chain never enters the cache.
+        var verified: (key: VerifiedChainCache.Key, chain: VerifiedChain)?
     }
 
-    /// Validates the embedded chain from the signer's certificate to an anchor at `instant`
-    /// (seconds since 1970), from the cache when this exact chain already validated at a covered instant.
-    func evaluateChain(signedData: SignedData, signer: SignerInfo, at instant: Int64) -> ChainEvaluation {
+    /// Validates the embedded chain from the signer's certificate to an anchor at `instant` (seconds since
+    /// 1970; `nil` checks everything but validity periods), from the cache when this exact chain already
+    /// validated at a covered instant.
+    func evaluateChain(signedData: SignedData, signer: SignerInfo, at instant: Int64?) -> ChainEvaluation {
         let key = chainKey(signedData: signedData, signer: signer)
-        if let cached = cache.lookup(key, at: instant) {
+        if let instant, let cached = cache.lookup(key, at: instant) {
             return ChainEvaluation(
                 signerKey: cached.signerKey, leafValidity: (cached.leafNotBefore, cached.leafNotAfter),
                 subjects: cached.subjects, anchoredAtXcode: cached.anchoredAtXcode)
         }
 
-        // Miss: parse every embedded certificate once (d2i_X509 is the expensive step), after bounding
-        // how many a hostile receipt can make us parse (Apple embeds 3, Xcode 1).
-        guard signedData.certificates.count <= Self.maximumEmbeddedCertificates else {
-            return ChainEvaluation(
-                reasons: [
-                    Reason(
-                        .receiptMalformed,
-                        "chain: \(signedData.certificates.count) embedded certificates; at most \(Self.maximumEmbeddedCertificates) are read")
-                ])
+        // Miss. Bound what a hostile receipt can make us parse (d2i_X509 is the expensive step) before parsing
+        // anything: Apple embeds 3 certificates of about 1.5 KB, Xcode 1.
+        if let reason = Self.sizeReason(signedData.certificates) {
+            return ChainEvaluation(reasons: [reason])
         }
         var certificates: [Certificate] = []
         certificates.reserveCapacity(signedData.certificates.count)
@@ -42,6 +42,9 @@ extension ReceiptVerifier {
                     reasons: [Reason(.receiptMalformed, "chain: embedded certificate \(position) does not parse: \(error)")])
             }
         }
+        // Bound what a hostile key can make one signature check cost, before OpenSSL checks any.
+        let keyReasons = certificates.compactMap { Self.keyReason($0, allowedBits: Self.appReceiptKeyBits) }
+        guard keyReasons.isEmpty else { return ChainEvaluation(reasons: keyReasons) }
         guard let leaf = certificates.first(where: { Self.identifies(signer, $0) }) else {
             return ChainEvaluation(
                 reasons: [
@@ -82,7 +85,7 @@ extension ReceiptVerifier {
         if !anchoredAtXcode {
             evaluation.reasons = Self.markerReasons(path: path, isComplete: true)
         }
-        guard evaluation.reasons.isEmpty, let last = path.last else { return evaluation }
+        guard evaluation.reasons.isEmpty, let instant, let last = path.last else { return evaluation }
 
         // RFC 5280 §6.1.3 (a)(2): the path holds for exactly the instants every certificate is valid at.
         let chain = VerifiedChain(
@@ -90,8 +93,52 @@ extension ReceiptVerifier {
             windowStart: path.map(\.notBefore).max() ?? last.notBefore,
             windowEnd: path.map(\.notAfter).min() ?? last.notAfter,
             subjects: evaluation.subjects, anchoredAtXcode: anchoredAtXcode)
-        cache.insert(key, chain)
+        // Validated at `instant`, so the window covers it; a cached hit answers the same as OpenSSL did.
+        if chain.covers(instant) { evaluation.verified = (key, chain) }
         return evaluation
+    }
+
+    /// The most certificates a receipt may embed: Apple's receipts carry 3 (leaf, WWDR intermediate, Apple Root
+    /// CA), Xcode's 1. Each one costs a `d2i_X509` and can be a signature check, so this bounds a receipt's cost.
+    public static let maximumEmbeddedCertificates = 4
+    /// The largest embedded certificate accepted, in bytes. Apple's are 0.9–1.5 KB; a 4,096-bit RSA
+    /// certificate with the usual extensions stays under 2 KB.
+    public static let maximumCertificateSize = 4096
+    /// RSA modulus sizes accepted in an app receipt's chain: Apple's are all 2,048 bits.
+    static let appReceiptKeyBits = 2048...4096
+    /// The largest RSA public exponent accepted, in bits: 65,537 (F4, what every Apple certificate uses) has 17.
+    static let maximumExponentBits = 17
+
+    /// Why the embedded certificates are too many or too large to be read, if they are.
+    static func sizeReason(_ certificates: [ArraySlice<UInt8>]) -> Reason? {
+        if certificates.count > maximumEmbeddedCertificates {
+            return Reason(
+                .chainTooLarge,
+                "chain: \(certificates.count) embedded certificates; Apple's receipts carry at most \(maximumEmbeddedCertificates)")
+        }
+        if let large = certificates.firstIndex(where: { $0.count > maximumCertificateSize }) {
+            return Reason(
+                .chainTooLarge,
+                "chain: embedded certificate \(large) has \(certificates[large].count) bytes; at most \(maximumCertificateSize) are read")
+        }
+        return nil
+    }
+
+    /// Why `certificate`'s key is not one an Apple receipt chain uses, if it is not: RSA with a modulus in
+    /// `allowedBits` and a public exponent of at most ``maximumExponentBits`` bits.
+    static func keyReason(_ certificate: Certificate, allowedBits: ClosedRange<Int>) -> Reason? {
+        let key = certificate.publicKey
+        guard key.isRSA, let exponentBits = key.rsaPublicExponentBitCount else {
+            return Reason(
+                .chainKeyRejected, "chain: \(certificate.subject) has a non-RSA key; Apple signs receipts with RSA keys")
+        }
+        guard allowedBits.contains(key.bitCount), exponentBits <= maximumExponentBits else {
+            return Reason(
+                .chainKeyRejected,
+                "chain: \(certificate.subject) has a \(key.bitCount)-bit RSA key with a \(exponentBits)-bit exponent; accepted are \(allowedBits.lowerBound)–\(allowedBits.upperBound) bits with an exponent of at most 65537"
+            )
+        }
+        return nil
     }
 
     /// What the path OpenSSL built before it ran out of issuers proves wrong.
@@ -102,34 +149,32 @@ extension ReceiptVerifier {
     /// `chain.incomplete` (inconclusive) and hand it to Apple. Checked: each certificate's signature by the next
     /// (RFC 5280 §6.1.3 (a)(1)), every validity at `instant` ((a)(2)), that the Xcode StoreKit Testing
     /// certificate issues nothing, and Apple's markers and CA flags as far as the path goes.
-    func provenFailures(inPartialPath path: [Certificate], at instant: Int64) -> [Reason] {
+    func provenFailures(inPartialPath path: [Certificate], at instant: Int64?, checksMarkers: Bool = true) -> [Reason] {
         var reasons: [Reason] = []
         for (certificate, issuer) in zip(path, path.dropFirst()) where !certificate.isSigned(by: issuer) {
             reasons.append(
                 Reason(.chainInvalidSignature, "chain: \(certificate.subject) is not signed by its issuer \(issuer.subject)"))
         }
         for certificate in path {
-            if instant > certificate.notAfter {
-                reasons.append(Reason(.chainExpired, "chain: \(certificate.subject) had expired at the validation time"))
-            } else if instant < certificate.notBefore {
+            guard let instant, !certificate.isValid(at: instant) else { continue }
+            if instant < certificate.notBefore {
                 reasons.append(
                     Reason(.chainNotYetValid, "chain: \(certificate.subject) was not yet valid at the validation time"))
+            } else {
+                reasons.append(Reason(.chainExpired, "chain: \(certificate.subject) had expired at the validation time"))
             }
         }
         let xcode = configuration.trustAnchors.xcodeTestingFingerprint
         if path.dropFirst().contains(where: { $0.sha256Fingerprint == xcode }) {
             reasons.append(Self.xcodeIssuerReason)
         }
-        return reasons + Self.markerReasons(path: path, isComplete: false)
+        return checksMarkers ? reasons + Self.markerReasons(path: path, isComplete: false) : reasons
     }
 
     /// The StoreKit Testing certificate's key ships with Xcode, so a path it *issues* proves nothing.
     static let xcodeIssuerReason = Reason(
         .chainUntrustedRoot,
         "chain: the Xcode StoreKit Testing certificate is trusted only as a receipt's own signer, not as an issuer")
-
-    /// The most embedded certificates a receipt may carry before it is treated as malformed.
-    static let maximumEmbeddedCertificates = 16
 
     /// Apple's marker extensions: the leaf carries 1.2.840.113635.100.6.11.1 and the leaf's issuer (which
     /// must be an intermediate, not the anchor) carries 1.2.840.113635.100.6.2.1; every issuer is a CA.

@@ -4,11 +4,14 @@ internal import ReceiptCrypto
 extension ReceiptVerifier {
     /// Verifies an iOS 6 transaction receipt as far as its bytes allow.
     ///
-    /// The RSA-SHA1 signature over `version ‖ purchase-info` is checked with the embedded
-    /// "PurchaseReceiptCertificate". Its issuing intermediate is not in the receipt, so the chain to
-    /// Apple Root CA cannot be completed offline: a matching signature is `inconclusive`
-    /// (``Reason/Code/ios6ChainIncomplete``), a failing one `invalid` (``Reason/Code/ios6SignatureMismatch``).
-    /// The validation instant reported is the purchase date for ``ValidationTime/receiptCreation``.
+    /// The embedded "PurchaseReceiptCertificate" must carry an RSA key like Apple's (1,024 to 4,096 bits,
+    /// exponent at most 65,537), its RSA-SHA1 signature over `version ‖ purchase-info` must verify, and the
+    /// certificate must be valid at the validation instant (the purchase date for
+    /// ``ValidationTime/receiptCreation``); each failure proves the receipt false (`invalid`). The issuing
+    /// intermediate is not in the receipt, so the chain to Apple Root CA cannot be completed offline: when
+    /// nothing else fails the verdict is `inconclusive` (``Reason/Code/ios6ChainIncomplete``). A self-signed
+    /// certificate is an untrusted root (`invalid`). When the operator trusts the issuing intermediate (an
+    /// additional root), the path completes and a receipt that passes everything is `valid`.
     public func verify(
         _ receipt: IOS6TransactionReceipt, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
     ) -> Verdict {
@@ -18,14 +21,19 @@ extension ReceiptVerifier {
         // the environment stays unknown until Apple (the endpoint that answers) says.
         let environment: ReceiptEnvironment? = nil
         let instant = timePolicy.instant(creationDate: receipt.purchaseInfo.purchaseDate)
+        func finish(_ reasons: [Reason], chain: [String]) -> Verdict {
+            Self.verdict(reasons, environment: environment, validationTime: timePolicy, instant: instant, chain: chain)
+        }
 
         let certificate: Certificate
         do {
             certificate = try Certificate(derEncoded: receipt.signature.certificate[...])
         } catch {
-            return Self.verdict(
-                [Reason(.receiptMalformed, "ios6: the embedded certificate does not parse: \(error)")],
-                environment: environment, validationTime: timePolicy, instant: instant, chain: [])
+            return finish([Reason(.receiptMalformed, "ios6: the embedded certificate does not parse: \(error)")], chain: [])
+        }
+        // Before any signature is computed: no key may make a check expensive.
+        if let reason = Self.keyReason(certificate, allowedBits: Self.iOS6KeyBits) {
+            return finish([reason], chain: [certificate.subject])
         }
         var reasons: [Reason] = []
         do {
@@ -36,21 +44,54 @@ extension ReceiptVerifier {
                 reasons.append(
                     Reason(.ios6SignatureMismatch, "ios6: the RSA-SHA1 signature does not match the purchase info"))
             }
-        } catch where error.code == .unsupportedAlgorithm {
-            reasons.append(Reason(.signatureUnsupportedAlgorithm, "ios6: \(error.reason)"))
         } catch {
             reasons.append(Reason(.internalError, "ios6: OpenSSL could not run the check: \(error)"))
         }
-        if reasons.isEmpty {
-            reasons += policy.evaluate(receipt, environment: nil)
+        if instant == nil {
             reasons.append(
                 Reason(
-                    .ios6ChainIncomplete,
-                    "ios6: the signature verifies, but the intermediate (\(certificate.issuer)) is not in the receipt, so the chain to Apple cannot be completed offline"
-                ))
+                    .chainValidationTimeUnavailable,
+                    "ios6: validation at the purchase date was asked for, but the receipt has none"))
         }
-        return Self.verdict(
-            reasons, environment: environment, validationTime: timePolicy, instant: instant,
-            chain: [certificate.subject])
+        let chain = iOS6Chain(certificate, at: instant?.secondsSince1970)
+        reasons += chain.reasons
+        if !reasons.contains(where: Self.proves) {
+            reasons += policy.evaluate(receipt, environment: nil)
+        }
+        return finish(reasons, chain: chain.subjects)
+    }
+
+    /// RSA modulus sizes accepted for the iOS 6 certificate: Apple's are 1,024 bits.
+    static let iOS6KeyBits = 1024...4096
+
+    /// The iOS 6 certificate's path to the operator's additional roots (Apple's iOS 6 intermediate is never
+    /// embedded, and Apple's pinned root cannot be reached without it). What the lone certificate proves is
+    /// decided: its validity at the instant, or a self-signed certificate that is no anchor.
+    private func iOS6Chain(_ certificate: Certificate, at instant: Int64?) -> (reasons: [Reason], subjects: [String]) {
+        let result: ChainVerificationResult
+        do {
+            result = try ChainVerifier.verify(
+                leaf: certificate, intermediates: [], anchors: configuration.trustAnchors.additionalRoots, at: instant)
+        } catch {
+            return ([Reason(.internalError, "ios6: OpenSSL could not run path validation: \(error)")], [certificate.subject])
+        }
+        let subjects = result.subjects.isEmpty ? [certificate.subject] : result.subjects
+        switch result.failure {
+        case nil:
+            return ([], subjects)
+        case .issuerMissing?:
+            let proven = provenFailures(inPartialPath: result.chain, at: instant, checksMarkers: false)
+            guard proven.isEmpty else { return (proven, subjects) }
+            return (
+                [
+                    Reason(
+                        .ios6ChainIncomplete,
+                        "ios6: the signature verifies, but the intermediate (\(certificate.issuer)) is not in the receipt, so the chain to Apple cannot be completed offline"
+                    )
+                ], subjects
+            )
+        case let failure?:
+            return ([Self.reason(for: failure, result: result, leaf: certificate)], subjects)
+        }
     }
 }

@@ -3,33 +3,39 @@ internal import ReceiptCrypto
 internal import ReceiptModel
 
 extension ReceiptVerifier {
-    /// The digest the SignerInfo names, when this verifier implements it together with its signature
-    /// algorithm (RSA PKCS#1 v1.5: `rsaEncryption` or the matching `shaNWithRSAEncryption`).
+    /// The digest of the SignerInfo when its algorithms are ones Apple signs receipts with, else the reason
+    /// the receipt is rejected.
     ///
-    /// Anything else is reported as ``Reason/Code/signatureUnsupportedAlgorithm`` (`inconclusive`): it
-    /// proves nothing about the receipt, only that this verifier cannot decide.
+    /// Apple has signed every receipt with RSA PKCS#1 v1.5 over SHA-1 (until 2023) or SHA-256: the signature
+    /// algorithm is `rsaEncryption` or the `shaNWithRSAEncryption` of the same digest. A receipt naming anything
+    /// else (MD5, SHA-224, SHA-384, SHA-512, RSASSA-PSS, ECDSA, a signature algorithm that contradicts the
+    /// digest) cannot be one Apple issued, so it is `invalid` (``Reason/Code/signatureAlgorithmRejected``),
+    /// not "undecidable": accepting more would only widen what a forger may choose, and sending it to Apple
+    /// would let a forger reach Apple through us.
     enum AlgorithmChoice {
-        case supported(DigestAlgorithm)
-        case unsupported(Reason)
+        case accepted(DigestAlgorithm)
+        case rejected(Reason)
     }
 
     static func digestAlgorithm(for signer: SignerInfo) -> AlgorithmChoice {
-        let digests: [(ASN1ObjectIdentifier, DigestAlgorithm, ASN1ObjectIdentifier)] = [
+        let accepted: [(digest: ASN1ObjectIdentifier, algorithm: DigestAlgorithm, signature: ASN1ObjectIdentifier)] = [
             (.sha1, .sha1, .sha1WithRSAEncryption), (.sha256, .sha256, .sha256WithRSAEncryption),
-            (.sha384, .sha384, .sha384WithRSAEncryption), (.sha512, .sha512, .sha512WithRSAEncryption),
         ]
-        guard let match = digests.first(where: { $0.0 == signer.digestAlgorithm.algorithm }) else {
-            return .unsupported(
-                Reason(.signatureUnsupportedAlgorithm, "signature: unsupported digest algorithm \(signer.digestAlgorithm)"))
+        guard let match = accepted.first(where: { $0.digest == signer.digestAlgorithm.algorithm }) else {
+            return .rejected(
+                Reason(
+                    .signatureAlgorithmRejected,
+                    "signature: digest algorithm \(signer.digestAlgorithm); Apple signs receipts with SHA-1 or SHA-256"))
         }
         let signatureAlgorithm = signer.signatureAlgorithm.algorithm
-        guard signatureAlgorithm == .rsaEncryption || signatureAlgorithm == match.2 else {
-            return .unsupported(
+        guard signatureAlgorithm == .rsaEncryption || signatureAlgorithm == match.signature else {
+            return .rejected(
                 Reason(
-                    .signatureUnsupportedAlgorithm,
-                    "signature: unsupported signature algorithm \(signatureAlgorithm) with digest \(match.1)"))
+                    .signatureAlgorithmRejected,
+                    "signature: signature algorithm \(signatureAlgorithm) with digest \(match.algorithm); Apple signs receipts with RSA PKCS#1 v1.5"
+                ))
         }
-        return .supported(match.1)
+        return .accepted(match.algorithm)
     }
 
     /// Checks the CMS signature (RFC 5652 §5.4, §5.6). Without signed attributes the RSA signature covers
@@ -66,8 +72,6 @@ extension ReceiptVerifier {
             let matches = try key.verifyRSAPKCS1(signature: signer.signature, digest: signedDigest, algorithm: digest)
             return matches
                 ? nil : Reason(.signatureMismatch, "signature: the RSA signature does not match the signed content")
-        } catch where error.code == .unsupportedAlgorithm {
-            return Reason(.signatureUnsupportedAlgorithm, "signature: \(error.reason)")
         } catch {
             return Reason(.internalError, "signature: OpenSSL could not run the check: \(error)")
         }

@@ -76,9 +76,11 @@ public final class ReceiptVerifier: Sendable {
 
     /// Verifies an already decoded app receipt.
     ///
-    /// Checks, in order: exactly one SignerInfo; supported algorithms; the validation instant; the chain
-    /// (cached); the creation date against the leaf's validity; the CMS signature (RFC 5652 §5.4); then,
-    /// only for a receipt that passed every cryptographic check, the policy.
+    /// Every check that can be decided is decided, and `inconclusive` is left only when none of them proves the
+    /// receipt false: exactly one SignerInfo; algorithms Apple signs with; the chain (cached), at the validation
+    /// instant when there is one (without one, everything but validity periods); the creation date against the
+    /// leaf's validity; the CMS signature (RFC 5652 §5.4); then the policy, unless the receipt is already proven
+    /// false. The first reason is a proving one whenever there is one (see ``verdict(_:environment:validationTime:instant:chain:)``).
     public func verify(
         _ receipt: AppReceipt, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
     ) -> Verdict {
@@ -103,47 +105,51 @@ public final class ReceiptVerifier: Sendable {
                         "signature: \(signedData.signerInfos.count) SignerInfos; a receipt has exactly one")
                 ])
         }
-        let digestAlgorithm: DigestAlgorithm
+        var reasons: [Reason] = []
+        var digestAlgorithm: DigestAlgorithm?
         switch Self.digestAlgorithm(for: signer) {
-        case .supported(let algorithm): digestAlgorithm = algorithm
-        case .unsupported(let reason): return finish([reason])
+        case .accepted(let algorithm): digestAlgorithm = algorithm
+        case .rejected(let reason): reasons.append(reason)
         }
-        guard let instant else {
-            return finish([
+        if instant == nil {
+            reasons.append(
                 Reason(
                     .chainValidationTimeUnavailable,
-                    "chain: validation at the receipt's creation date was asked for, but it has none")
-            ])
+                    "chain: validation at the receipt's creation date was asked for, but it has none"))
         }
 
-        let chain = evaluateChain(signedData: signedData, signer: signer, at: instant.secondsSince1970)
-        var reasons = chain.reasons
+        let chain = evaluateChain(signedData: signedData, signer: signer, at: instant?.secondsSince1970)
+        reasons += chain.reasons
         if chain.anchoredAtXcode { environment = .xcode }
 
-        if let created = payload.creationDate, let validity = chain.leafValidity {
-            let seconds = created.secondsSince1970
-            if seconds < validity.notBefore || seconds > validity.notAfter {
-                reasons.append(
-                    Reason(
-                        .chainCreationDateOutsideLeafValidity,
-                        "chain: creation date \(created) is outside the signing certificate's validity"))
-            }
+        if let created = payload.creationDate, let validity = chain.leafValidity,
+            !Certificate.validity(notBefore: validity.notBefore, notAfter: validity.notAfter, contains: created.secondsSince1970)
+        {
+            reasons.append(
+                Reason(
+                    .chainCreationDateOutsideLeafValidity,
+                    "chain: creation date \(created) is outside the signing certificate's validity"))
         }
 
-        if let key = chain.signerKey {
-            if let reason = Self.checkSignature(signedData: signedData, signer: signer, digest: digestAlgorithm, key: key) {
-                reasons.append(reason)
-            }
+        if let key = chain.signerKey, let digestAlgorithm,
+            let reason = Self.checkSignature(signedData: signedData, signer: signer, digest: digestAlgorithm, key: key)
+        {
+            reasons.append(reason)
         }
 
-        if reasons.isEmpty {
-            reasons = policy.evaluate(payload, environment: environment)
+        if !reasons.contains(where: Self.proves) {
+            reasons += policy.evaluate(payload, environment: environment)
+        }
+        // Only a receipt that passed every check may teach the cache a chain.
+        if reasons.isEmpty, let verified = chain.verified {
+            cache.insert(verified.key, verified.chain)
         }
         return finish(reasons, chain: chain.subjects)
     }
 
     /// Builds the verdict: `invalid` when any reason proves it, else `inconclusive` when any reason
-    /// leaves it open, else `valid`. The deciding reason is moved first.
+    /// leaves it open, else `valid`. Proving reasons come first, in the order found, so the first reason
+    /// is the one that decided.
     static func verdict(
         _ reasons: [Reason], environment: ReceiptEnvironment?, validationTime: ValidationTime,
         instant: ReceiptDate?, chain: [String]
@@ -153,19 +159,21 @@ public final class ReceiptVerifier: Sendable {
                 outcome: .valid, reasons: [], environment: environment, validationTime: validationTime,
                 validationInstant: instant, chain: chain)
         }
-        let undecided = undecidedCodes
-        let proving = reasons.filter { !undecided.contains($0.code) }
-        let outcome: Verdict.Outcome = !proving.isEmpty ? .invalid : (reasons.isEmpty ? .valid : .inconclusive)
-        let ordered = proving + reasons.filter { undecided.contains($0.code) }
+        let proving = reasons.filter(proves)
+        let outcome: Verdict.Outcome = proving.isEmpty ? .inconclusive : .invalid
+        let ordered = proving + reasons.filter { !proves($0) }
         return Verdict(
             outcome: outcome, reasons: ordered, environment: environment, validationTime: validationTime,
             validationInstant: instant, chain: chain)
     }
 
-    /// Codes that leave the outcome open rather than prove the receipt false.
+    /// Codes that leave the outcome open rather than prove the receipt false: the bytes at hand cannot
+    /// complete the chain, no instant was given to validate at, or OpenSSL could not run a check.
     static let undecidedCodes: Set<Reason.Code> = [
-        .signatureUnsupportedAlgorithm, .chainValidationTimeUnavailable, .chainIncomplete, .ios6ChainIncomplete,
-        .internalError,
+        .chainValidationTimeUnavailable, .chainIncomplete, .ios6ChainIncomplete, .internalError,
     ]
+
+    /// `true` when `reason` proves the receipt false or unacceptable (every code but the undecided ones).
+    static func proves(_ reason: Reason) -> Bool { !undecidedCodes.contains(reason.code) }
 
 }

@@ -4,8 +4,8 @@ internal import ReceiptCrypto
 /// only a digest and one RSA verification.
 ///
 /// Path validation depends on the instant only through the certificates' validity periods, so the
-/// result holds for every instant in [``windowStart``, ``windowEnd``] (the latest notBefore and the
-/// earliest notAfter of the path, RFC 5280 §6.1.3 (a)(2)).
+/// result holds for every instant in [``windowStart``, ``windowEnd``) (the latest notBefore and the
+/// earliest notAfter of the path, RFC 5280 §6.1.3 (a)(2), with OpenSSL's exclusive end).
 final class VerifiedChain: Sendable {
     /// The signer (leaf) certificate's key, parsed once.
     let signerKey: PublicKey
@@ -33,5 +33,10 @@ final class VerifiedChain: Sendable {
         self.anchoredAtXcode = anchoredAtXcode
     }
 
-    func covers(_ instant: Int64) -> Bool { instant >= windowStart && instant <= windowEnd }
+    /// `true` when every certificate of the path is valid at `instant`, by the same rule OpenSSL applies
+    /// (``ReceiptCrypto/Certificate/validity(notBefore:notAfter:contains:)``): a hit answers exactly what a
+    /// fresh validation would.
+    func covers(_ instant: Int64) -> Bool {
+        Certificate.validity(notBefore: windowStart, notAfter: windowEnd, contains: instant)
+    }
 }

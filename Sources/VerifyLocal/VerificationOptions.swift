@@ -64,6 +64,10 @@ struct VerificationOptions: ParsableArguments {
                     return value
                 })
         }
+        if let minimumAppVersion, AppVersion(minimumAppVersion) == nil {
+            throw ValidationError(
+                "--min-app-version takes dot-separated numbers, each optionally with a d, a, b or fc stage (1.10, 3.3.1b4), not \(minimumAppVersion)")
+        }
         policy.minimumAppVersion = minimumAppVersion
         if let deviceID {
             guard let identifier = DeviceIdentifier(deviceID) else {
@@ -79,6 +83,6 @@ struct VerificationOptions: ParsableArguments {
 extension ReceiptDate {
     /// The current instant from the system clock. Only the command reads the clock.
     static func currentInstant() -> ReceiptDate {
-        ReceiptDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+        ReceiptDate(clockSecondsSince1970: Date().timeIntervalSince1970)
     }
 }

@@ -244,29 +244,33 @@ struct FallbackVerifierTests {
         return bytes
     }
 
-    @Test func anUnsupportedAlgorithmGoesToApple() async throws {
+    /// A digest Apple never signs with proves the receipt is not Apple's: it is invalid locally and never sent
+    /// to Apple, whatever Apple would have answered (this stand-in answers 0 to anything).
+    @Test func anAlgorithmAppleNeverUsesIsNeverSentToApple() async throws {
         let standIn = try RemoteTestData.standIn()
         let result = try await standIn.withRunning { addresses in
             try await fallback(addresses).verify(try Self.unsupportedDigestReceipt())
         }
-        #expect(result.localVerdict.reason?.code == .signatureUnsupportedAlgorithm)
-        #expect(result.trigger == .localInconclusive(.signatureUnsupportedAlgorithm))
-        #expect(result.outcome == .valid)
-        #expect(result.decidedBy == .remote)
-        #expect(result.environment == "Sandbox")
-        #expect(standIn.callCount(.sandbox) == 1)
+        #expect(result.localVerdict.reason?.code == .signatureAlgorithmRejected)
+        #expect(result.trigger == nil)
+        #expect(result.outcome == .invalid)
+        #expect(result.decidedBy == .local)
+        #expect(standIn.callCount(.sandbox) + standIn.callCount(.production) == 0)
     }
 
-    @Test func applesAnswerIsHeldToTheCallersPolicy() async throws {
+    /// An incomplete chain is undecided, but the policy is decidable on the bytes at hand: a receipt the policy
+    /// refuses is invalid locally and never reaches Apple.
+    @Test func aPolicyRefusalOfAnIncompleteChainIsFinal() async throws {
         let standIn = try RemoteTestData.standIn()
         let result = try await standIn.withRunning { addresses in
             try await fallback(addresses).verify(
-                try Self.unsupportedDigestReceipt(),
+                try RemoteTestData.fixture("intermediate-missing.receipt"),
                 request: FallbackRequest(policy: ReceiptPolicy(acceptedBundleIDs: ["com.example.other"])))
         }
         #expect(result.outcome == .invalid)
-        #expect(result.decidedBy == .remote)
+        #expect(result.decidedBy == .local)
         #expect(result.reason?.code == FallbackReason.Code(Reason.Code.policyBundleIDRejected))
+        #expect(standIn.requests().isEmpty)
     }
 
     @Test func aLocalPolicyRejectionIsFinal() async throws {

@@ -87,7 +87,8 @@ struct HostileVariationTests {
     /// The SHA-256 OID's DER (2.16.840.1.101.3.4.2.1) and SHA-224's (…2.4), which this verifier does not implement.
     static let sha256OID: [UInt8] = [0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01]
 
-    @Test func unsupportedDigestIsInconclusiveNotGuessed() throws {
+    /// SHA-224 (the last byte of the SHA-256 OID changed): Apple never signs with it, so the receipt is not Apple's.
+    @Test func aDigestAppleNeverUsesIsInvalid() throws {
         var bytes = try VerificationTestData.fixture("valid-sha256").bytes
         var replaced = 0
         var index = 0
@@ -100,13 +101,13 @@ struct HostileVariationTests {
         }
         try #require(replaced >= 1)
         let verdict = try VerificationTestData.fixtureVerifier().verify(receiptBytes: bytes)
-        #expect(verdict.outcome == .inconclusive)
-        #expect(verdict.reason?.code == .signatureUnsupportedAlgorithm)
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .signatureAlgorithmRejected)
     }
 
-    /// RSASSA-PSS (1.2.840.113549.1.1.10) named as the SignerInfo's signature algorithm: not implemented here,
-    /// so the answer is "cannot decide", never a guess in either direction.
-    @Test func unsupportedSignatureAlgorithmIsInconclusiveNotGuessed() throws {
+    /// RSASSA-PSS (1.2.840.113549.1.1.10) named as the SignerInfo's signature algorithm: Apple signs receipts with
+    /// PKCS#1 v1.5 only, so a PSS receipt is not Apple's (it used to be "inconclusive" and went to Apple).
+    @Test func aSignatureAlgorithmAppleNeverUsesIsInvalid() throws {
         var bytes = try VerificationTestData.fixture("valid-sha256").bytes
         // The PKCS#1 arc, 1.2.840.113549.1.1.x: its last occurrence is the SignerInfo's signatureAlgorithm (the
         // certificates, which carry it too, come first; the signature bytes after it are random).
@@ -115,8 +116,8 @@ struct HostileVariationTests {
             bytes.indices.reversed().first { bytes[$0...].starts(with: pkcs1Arc) })
         bytes[start + pkcs1Arc.count] = 0x0A
         let verdict = try VerificationTestData.fixtureVerifier().verify(receiptBytes: bytes)
-        #expect(verdict.outcome == .inconclusive)
-        #expect(verdict.reason?.code == .signatureUnsupportedAlgorithm)
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .signatureAlgorithmRejected)
     }
 
     /// Random byte flips, insertions and deletions in a valid receipt: every call returns a verdict, and a
