@@ -1,4 +1,5 @@
 import AppleStandIn
+import Foundation
 import ReceiptModel
 import ReceiptRemote
 import Testing
@@ -61,11 +62,13 @@ struct SecretLoggingTests {
     @Test func receiptBytesAreSentAsBase64InEveryForm() throws {
         let der = try RemoteTestData.fixture("valid-sha256.receipt")
         let base64 = Base64.encode(der)
+        let urlSafe = base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
         for form in [
             der, Array(base64.utf8), Array("  \"\(base64)\"\n".utf8),
-            Array("data:application/pkcs7-mime;base64,\(base64)".utf8),
+            Array("data:application/pkcs7-mime;base64,\(base64)".utf8), [0xEF, 0xBB, 0xBF] + Array(base64.utf8),
+            Array(urlSafe.trimmingCharacters(in: ["="]).utf8),
         ] {
-            #expect(VerifyReceiptRequest(receiptBytes: form).receiptData == base64)
+            #expect(try VerifyReceiptRequest(receiptBytes: form).receiptData == base64)
         }
     }
 
