@@ -181,7 +181,9 @@ public struct ReceiptRoutes: Sendable {
     /// 400, 408, 413, 415 or 503 with `{"error": {"code", "message"}}`.
     ///
     /// Options: `validation_time` (`creation`, `now`, or an RFC 3339 instant), `exclude_old_transactions`,
-    /// `password`, `allow_remote` (default true).
+    /// `password`, `allow_remote` (default true). Each may only narrow the operator's configuration
+    /// (``V1Options``): a `password` other than the configured shared secret is refused with 403
+    /// `server.shared_secret_mismatch`, a looser `validation_time` with 400 `server.invalid_option`.
     public func verify(_ request: Request) async -> Response {
         let started = ContinuousClock.now
         var record = ServerMetrics.Record(endpoint: "/v1/verify", httpStatus: 200, duration: .zero)
@@ -226,16 +228,22 @@ public struct ReceiptRoutes: Sendable {
         } catch {
             return refuse(error)
         }
-        guard limiter.tryAcquire() else {
-            return refuse(ServerError(.overloaded, "more than \(limiter.limit) requests in flight"))
+        // The operator's configuration wins: the same shared-secret check as /verifyReceipt (a wrong
+        // password is refused here, never forwarded to Apple), and only a stricter validation time.
+        if let secret = configuration.sharedSecret, let password = options.password,
+            !Self.constantTimeEquals(secret, password)
+        {
+            return refuse(ServerError(.sharedSecretMismatch, "password is not this server's shared secret"))
         }
         let now = configuration.clock()
         let time: ValidationTime
-        switch options.validationTime {
-        case .some(.receiptCreation): time = .receiptCreation
-        case .some(.now): time = .now(now)
-        case .some(.fixed(let instant)): time = .fixed(instant)
-        case nil: time = validationTime(now: now)
+        do throws(ServerError) {
+            time = try options.validationTime(policy: configuration.validationTime, now: now)
+        } catch {
+            return refuse(error)
+        }
+        guard limiter.tryAcquire() else {
+            return refuse(ServerError(.overloaded, "more than \(limiter.limit) requests in flight"))
         }
         let decision = await decider.decide(
             DecisionRequest(
