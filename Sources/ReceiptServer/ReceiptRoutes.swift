@@ -124,21 +124,25 @@ public struct ReceiptRoutes: Sendable {
         record.decidedBy = decision.decidedBy
         record.remoteCall = decision.remoteCall
 
+        let status = environmentStatus(decision.status, environment: decision.environment, endpoint: endpoint)
         var headers: HTTPFields = [.contentType: "application/json"]
         headers[Self.decidedByHeader] = decision.decidedBy.rawValue
-        if let reason = decision.reasons.first { headers[Self.reasonHeader] = reason.code }
+        // A reason explains a refusal; a status-0 answer has none to give (a note such as the fallback's
+        // remote.subscription_expired stays in the decision, not in the header).
+        if status != 0, let reason = Self.reasonCode(decision, status: status) { headers[Self.reasonHeader] = reason }
 
-        let status = environmentStatus(decision.status, environment: decision.environment, endpoint: endpoint)
         let responseBody: [UInt8]
         if status != decision.status {
             responseBody = VerifyReceiptResponse.status(status)
         } else if let remote = decision.remote, remote.status == status {
             // Apple decided: its answer is passed through unchanged.
             responseBody = remote.body
-        } else if status == 0, case .success(.appReceipt(let receipt)) = decision.input {
+        } else if status == 0, let environment = decision.environment,
+            case .success(.appReceipt(let receipt)) = decision.input
+        {
             let latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: excludeOld)
             responseBody = VerifyReceiptResponse.valid(
-                payload: receipt.payload, environment: decision.environment ?? "Production",
+                payload: receipt.payload, environment: environment,
                 requestDate: now, latestReceiptInfo: latest.isEmpty ? nil : latest,
                 // Apple returns latest_receipt for subscription receipts when given the shared secret.
                 latestReceipt: (password != nil && !latest.isEmpty) ? receiptData : nil)
@@ -158,13 +162,28 @@ public struct ReceiptRoutes: Sendable {
 
     /// 21007 for a sandbox (or Xcode) receipt on the production endpoint, 21008 for a production one on
     /// the sandbox endpoint, as Apple answers; otherwise the verdict's status.
+    ///
+    /// A verified receipt whose environment is unknown (no receipt type, attribute 0) is 21003 on both
+    /// endpoints, `--accept-any-environment` or not: neither endpoint can say it belongs to it, and its
+    /// answer would need an `environment` this server does not know. Apple's receipts all carry a type.
     func environmentStatus(_ status: Int, environment: String?, endpoint: AppleEndpoint) -> Int {
-        guard status == 0, !configuration.acceptsAnyEnvironment, let environment else { return status }
+        guard status == 0 else { return status }
+        guard let environment else { return 21003 }
+        guard !configuration.acceptsAnyEnvironment else { return status }
         switch (endpoint, environment) {
         case (.production, "Sandbox"), (.production, "Xcode"): return 21007
         case (.sandbox, "Production"): return 21008
         default: return 0
         }
+    }
+
+    /// The `X-Receipt-Reason` of an answer that is not status 0: the decision's deciding reason, or, for a
+    /// valid receipt refused for its unknown environment, the policy's environment code.
+    static func reasonCode(_ decision: Decision, status: Int) -> String? {
+        if decision.status == 0, decision.environment == nil, status == 21003 {
+            return Reason.Code.policyEnvironmentRejected.description
+        }
+        return decision.reasons.first?.code
     }
 
     func validationTime(now: ReceiptDate) -> ValidationTime {
