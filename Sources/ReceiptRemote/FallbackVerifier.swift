@@ -43,7 +43,8 @@ public final class FallbackVerifier: Sendable {
     /// Never throws: every failure, Apple's included, is a value in the result.
     /// - Parameters:
     ///   - receiptBytes: what the client sent, in any form ``ReceiptModel/ReceiptInput`` accepts (DER/BER,
-    ///     base64 text, iOS 6 plist text or its base64). Sent to Apple base64-encoded.
+    ///     base64 text, iOS 6 plist text or its base64). Only the bytes decoded from it (its canonical bytes,
+    ///     ``ReceiptModel/ReceiptInput/canonicalBytes(of:)``) are ever sent to Apple, base64-encoded.
     ///   - request: the shared secret, the instant for a subscription question, and overrides.
     public func verify(_ receiptBytes: [UInt8], request: FallbackRequest = FallbackRequest()) async -> FallbackResult {
         let (canonical, decoded, verdict) = verifyLocally(receiptBytes, request: request)
