@@ -38,7 +38,8 @@ public struct FallbackReason: Sendable, Hashable, CustomStringConvertible {
         public static let unexpectedStatus = Code(.decision(.unexpectedStatus))
         /// 21006: the (iOS 6) receipt is genuine but its subscription has expired: `valid`, with this note.
         public static let subscriptionExpired = Code(.decision(.subscriptionExpired))
-        /// Apple's `receipt` names another bundle id than the receipt sent: `inconclusive`.
+        /// Apple's `receipt` does not describe the receipt sent (kind, bundle id, transaction ids): the local
+        /// verdict stands.
         public static let receiptMismatch = Code(.decision(.receiptMismatch))
         /// A note: the receipt's newest expiry is before the instant asked about.
         public static let subscriptionExpiredInReceipt = Code(.decision(.subscriptionExpiredInReceipt))

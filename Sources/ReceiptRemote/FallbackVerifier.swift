@@ -43,19 +43,20 @@ public final class FallbackVerifier: Sendable {
     /// Never throws: every failure, Apple's included, is a value in the result.
     /// - Parameters:
     ///   - receiptBytes: what the client sent, in any form ``ReceiptModel/ReceiptInput`` accepts (DER/BER,
-    ///     base64 text, iOS 6 plist text or its base64). Sent to Apple base64-encoded.
+    ///     base64 text, iOS 6 plist text or its base64). Only the bytes decoded from it (its canonical bytes,
+    ///     ``ReceiptModel/ReceiptInput/canonicalBytes(of:)``) are ever sent to Apple, base64-encoded.
     ///   - request: the shared secret, the instant for a subscription question, and overrides.
     public func verify(_ receiptBytes: [UInt8], request: FallbackRequest = FallbackRequest()) async -> FallbackResult {
-        let (decoded, verdict) = verifyLocally(receiptBytes, request: request)
+        let (canonical, decoded, verdict) = verifyLocally(receiptBytes, request: request)
         guard let trigger = Self.trigger(for: verdict, decoded: decoded, request: request) else {
             return Self.local(verdict, decoded: decoded)
         }
-        guard let remote else {
+        guard let remote, let canonical else {
             return Self.local(verdict, decoded: decoded, trigger: trigger)
         }
+        // Exactly the bytes verified above, never the client's wrapping of them (issue 10, class 2).
         let remoteRequest = VerifyReceiptRequest(
-            receiptBytes: receiptBytes, password: request.password,
-            excludeOldTransactions: request.excludeOldTransactions,
+            receipt: canonical, password: request.password, excludeOldTransactions: request.excludeOldTransactions,
             startEnvironment: request.startEnvironment)
         let result: FallbackResult
         do {
@@ -75,10 +76,31 @@ public final class FallbackVerifier: Sendable {
 
     // MARK: - Local
 
-    private func verifyLocally(_ bytes: [UInt8], request: FallbackRequest) -> (ReceiptInput?, Verdict) {
-        let (input, verdict) = verifier.decodeAndVerify(
-            bytes[...], validationTime: request.validationTime, policy: request.policy)
-        return (try? input.get(), verdict)
+    /// Recognizes the bytes once, decodes and verifies what was recognized, and keeps those canonical
+    /// bytes: they, and nothing else, are what Apple may be sent. (`ReceiptVerifier.decodeAndVerify`
+    /// does the same steps but does not hand back the canonical bytes.)
+    private func verifyLocally(_ bytes: [UInt8], request: FallbackRequest)
+        -> (ReceiptInput.CanonicalBytes?, ReceiptInput?, Verdict)
+    {
+        let canonical: ReceiptInput.CanonicalBytes
+        let input: ReceiptInput
+        do throws(ReceiptError) {
+            canonical = try ReceiptInput.canonicalBytes(of: bytes[...])
+            input = try ReceiptInput(canonical: canonical)
+        } catch {
+            let time = request.validationTime ?? verifier.configuration.validationTime
+            return (nil, nil, Verdict.malformed(error, validationTime: time))
+        }
+        switch input {
+        case .appReceipt(let receipt):
+            return (
+                canonical, input, verifier.verify(receipt, validationTime: request.validationTime, policy: request.policy)
+            )
+        case .iOS6(let receipt):
+            return (
+                canonical, input, verifier.verify(receipt, validationTime: request.validationTime, policy: request.policy)
+            )
+        }
     }
 
     /// The decision table's first half: does this local verdict go to Apple?
@@ -159,7 +181,7 @@ public final class FallbackVerifier: Sendable {
                 return result(
                     verdict.outcome, .local, status: refreshing ? verdict.status : 21005, [reason] + localReasons)
             }
-            if let mismatch = Self.bundleMismatch(decoded: decoded, response: response) {
+            if let mismatch = Self.receiptMismatch(decoded: decoded, response: response) {
                 return result(
                     verdict.outcome, .local, status: refreshing ? verdict.status : 21005, [mismatch] + localReasons)
             }
@@ -195,16 +217,78 @@ public final class FallbackVerifier: Sendable {
 
     private typealias Code = FallbackReason.Code
 
-    /// Apple's answer must be about the receipt that was sent: same bundle id as decoded locally.
-    static func bundleMismatch(decoded: ReceiptInput?, response: VerifyReceiptResponse) -> FallbackReason? {
-        let local: String?
+    /// Apple's answer must describe the receipt that was sent, or it says nothing about it: an endpoint
+    /// that answers 0 to anything (a broken proxy, a stand-in, an impostor) must never vouch for a
+    /// receipt it did not read. Checked: the answer's shape is the receipt's kind; the bundle id is the
+    /// same on both sides (absent on either side is a mismatch); for an app receipt, the set of
+    /// `receipt.in_app[].transaction_id` equals the set of the receipt's in-app transaction ids (Apple's
+    /// `in_app` lists the purchases of the receipt sent, whatever `exclude-old-transactions` says: that
+    /// flag trims `latest_receipt_info` only), every entry on both sides having one; for an iOS 6
+    /// receipt, `receipt.transaction_id` equals the purchase-info's `transaction-id`.
+    ///
+    /// Messages give counts, never identifiers.
+    static func receiptMismatch(decoded: ReceiptInput?, response: VerifyReceiptResponse) -> FallbackReason? {
+        func mismatch(_ message: String) -> FallbackReason { FallbackReason(.receiptMismatch, message) }
         switch decoded {
-        case .appReceipt(let receipt)?: local = receipt.payload.bundleID
-        case .iOS6(let receipt)?: local = receipt.purchaseInfo.bundleID
-        case nil: local = nil
+        case nil:
+            return mismatch("there is no decoded receipt to hold Apple's answer to")
+        case .appReceipt(let receipt)?:
+            guard response.shape == .appReceipt else {
+                return mismatch("Apple answered with an iOS 6 receipt for an app receipt")
+            }
+            if let reason = bundleMismatch(local: receipt.payload.bundleID, remote: response.bundleID) {
+                return reason
+            }
+            guard response.receipt?["in_app"]?.arrayValue != nil else {
+                return mismatch("Apple's receipt has no in_app array to compare with the receipt's purchases")
+            }
+            var local: Set<String> = []
+            for purchase in receipt.payload.inAppPurchases {
+                guard let id = purchase.transactionID else {
+                    return mismatch("the receipt has an in-app purchase without a transaction id")
+                }
+                local.insert(id)
+            }
+            var remote: Set<String> = []
+            for entry in response.inApp {
+                guard let id = entry.transactionID else {
+                    return mismatch("Apple's in_app has an entry without a transaction_id")
+                }
+                remote.insert(id)
+            }
+            guard local == remote else {
+                return mismatch(
+                    "Apple's in_app names \(remote.count) transaction ids, the receipt \(local.count); "
+                        + "\(remote.symmetricDifference(local).count) are on one side only")
+            }
+            return nil
+        case .iOS6(let receipt)?:
+            guard response.shape == .ios6 else {
+                return mismatch("Apple answered with an app receipt for an iOS 6 receipt")
+            }
+            if let reason = bundleMismatch(local: receipt.purchaseInfo.bundleID, remote: response.bundleID) {
+                return reason
+            }
+            guard let local = receipt.purchaseInfo.transactionID, let remote = response.receipt?.text("transaction_id"),
+                local == remote
+            else {
+                return mismatch("Apple's transaction_id is not the receipt's transaction-id")
+            }
+            return nil
         }
-        guard let local, let remote = response.bundleID, local != remote else { return nil }
-        return FallbackReason(.receiptMismatch, "Apple's answer names bundle id \(remote), the receipt \(local)")
+    }
+
+    /// Same bundle id on both sides; absent on either side is a mismatch.
+    static func bundleMismatch(local: String?, remote: String?) -> FallbackReason? {
+        guard let local, let remote else {
+            return FallbackReason(
+                .receiptMismatch,
+                local == nil ? "the receipt has no bundle id to compare with Apple's" : "Apple's answer has no bundle id")
+        }
+        guard local == remote else {
+            return FallbackReason(.receiptMismatch, "Apple's answer names bundle id \(remote), the receipt \(local)")
+        }
+        return nil
     }
 
     /// The caller's whole policy applied to a receipt Apple vouched for: Apple's bundle id, and the

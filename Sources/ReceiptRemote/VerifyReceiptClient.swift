@@ -97,6 +97,9 @@ public final class VerifyReceiptClient: Sendable {
         circuitBreaker = CircuitBreaker(configuration: configuration.circuitBreaker, clock: clock)
     }
 
+    /// The lowest level AsyncHTTPClient may log at through this client's logger (see ``LevelFloorLogHandler``).
+    static let httpClientLogFloor = Logger.Level.debug
+
     /// `http://` to 127.0.0.0/8, `localhost` or `[::1]`.
     static func isLoopbackHTTP(_ url: String) -> Bool {
         guard url.hasPrefix("http://") else { return false }
@@ -240,7 +243,10 @@ public final class VerifyReceiptClient: Sendable {
         request.body = .bytes(body)
         let limit = configuration.maximumResponseSize
         do {
-            let response = try await httpClient.execute(request, timeout: Self.timeAmount(timeout), logger: logger)
+            // Never below debug: AsyncHTTPClient's trace records dump the bytes of Apple's answer.
+            let response = try await httpClient.execute(
+                request, timeout: Self.timeAmount(timeout),
+                logger: LevelFloorLogHandler.logger(logger, floor: Self.httpClientLogFloor))
             let status = response.status.code
             guard status == 200 else {
                 // Drain (bounded) so the connection can be reused; the content is not needed.

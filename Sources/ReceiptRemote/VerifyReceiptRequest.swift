@@ -1,4 +1,4 @@
-import ReceiptModel
+public import ReceiptModel
 
 /// What is sent to verifyReceipt: `{"receipt-data", "password", "exclude-old-transactions"}`.
 ///
@@ -29,22 +29,29 @@ public struct VerifyReceiptRequest: Sendable, CustomStringConvertible, CustomDeb
         self.startEnvironment = startEnvironment
     }
 
-    /// A request for raw receipt bytes in any form ``ReceiptVerification/ReceiptVerifier`` accepts: DER/BER
-    /// and iOS 6 plist text are base64-encoded; base64 text is sent as it is, less surrounding white space,
-    /// quotes and a `data:…,` prefix.
+    /// A request for a recognized receipt: exactly its canonical bytes (the DER/BER of an app receipt, the
+    /// plist text of an iOS 6 receipt), base64-encoded. Whoever verified `receipt` locally therefore sends
+    /// Apple the very bytes it verified, never the client's wrapping of them.
+    public init(
+        receipt: ReceiptInput.CanonicalBytes, password: String? = nil, excludeOldTransactions: Bool? = nil,
+        startEnvironment: VerifyReceiptEnvironment = .production
+    ) {
+        self.init(
+            receiptData: Base64.encode(receipt.bytes), password: password,
+            excludeOldTransactions: excludeOldTransactions, startEnvironment: startEnvironment)
+    }
+
+    /// A request for raw receipt bytes in any form ``ReceiptModel/ReceiptInput`` accepts (DER/BER, base64
+    /// text with white space, quotes or a `data:` prefix, iOS 6 plist text or its base64): recognized by
+    /// ``ReceiptModel/ReceiptInput/canonicalBytes(of:)``, then sent as ``init(receipt:password:excludeOldTransactions:startEnvironment:)``.
+    /// - Throws: ``ReceiptModel/ReceiptError`` when the bytes are not a receipt in any of those forms.
     public init(
         receiptBytes: [UInt8], password: String? = nil, excludeOldTransactions: Bool? = nil,
         startEnvironment: VerifyReceiptEnvironment = .production
-    ) {
-        let data: String
-        if receiptBytes.first == 0x30 || IOS6TransactionReceipt.looksLikePlistText(receiptBytes[...]) {
-            data = Base64.encode(receiptBytes)
-        } else {
-            data = String(decoding: Self.trimmed(receiptBytes[...]), as: UTF8.self)
-        }
+    ) throws(ReceiptError) {
         self.init(
-            receiptData: data, password: password, excludeOldTransactions: excludeOldTransactions,
-            startEnvironment: startEnvironment)
+            receipt: try ReceiptInput.canonicalBytes(of: receiptBytes[...]), password: password,
+            excludeOldTransactions: excludeOldTransactions, startEnvironment: startEnvironment)
     }
 
     /// The JSON body.
@@ -56,20 +63,6 @@ public struct VerifyReceiptRequest: Sendable, CustomStringConvertible, CustomDeb
         if let excludeOldTransactions { writer.field("exclude-old-transactions", excludeOldTransactions) }
         writer.endObject()
         return writer.bytes
-    }
-
-    static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
-        var text = bytes.drop(while: isSpace)
-        while let last = text.last, isSpace(last) { text = text.dropLast() }
-        if text.count >= 2, text.first == UInt8(ascii: "\""), text.last == UInt8(ascii: "\"") {
-            text = text.dropFirst().dropLast()
-        }
-        // RFC 2397 `data:[type][;base64],`: Apple wants the base64 alone.
-        if text.starts(with: "data:".utf8), let comma = text.firstIndex(of: UInt8(ascii: ",")) {
-            text = text[(comma + 1)...]
-        }
-        return text
     }
 
     public var description: String {

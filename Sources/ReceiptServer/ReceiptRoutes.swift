@@ -124,21 +124,25 @@ public struct ReceiptRoutes: Sendable {
         record.decidedBy = decision.decidedBy
         record.remoteCall = decision.remoteCall
 
+        let status = environmentStatus(decision.status, environment: decision.environment, endpoint: endpoint)
         var headers: HTTPFields = [.contentType: "application/json"]
         headers[Self.decidedByHeader] = decision.decidedBy.rawValue
-        if let reason = decision.reasons.first { headers[Self.reasonHeader] = reason.code }
+        // A reason explains a refusal; a status-0 answer has none to give (a note such as the fallback's
+        // remote.subscription_expired stays in the decision, not in the header).
+        if status != 0, let reason = Self.reasonCode(decision, status: status) { headers[Self.reasonHeader] = reason }
 
-        let status = environmentStatus(decision.status, environment: decision.environment, endpoint: endpoint)
         let responseBody: [UInt8]
         if status != decision.status {
             responseBody = VerifyReceiptResponse.status(status)
         } else if let remote = decision.remote, remote.status == status {
             // Apple decided: its answer is passed through unchanged.
             responseBody = remote.body
-        } else if status == 0, case .success(.appReceipt(let receipt)) = decision.input {
+        } else if status == 0, let environment = decision.environment,
+            case .success(.appReceipt(let receipt)) = decision.input
+        {
             let latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: excludeOld)
             responseBody = VerifyReceiptResponse.valid(
-                payload: receipt.payload, environment: decision.environment ?? "Production",
+                payload: receipt.payload, environment: environment,
                 requestDate: now, latestReceiptInfo: latest.isEmpty ? nil : latest,
                 // Apple returns latest_receipt for subscription receipts when given the shared secret.
                 latestReceipt: (password != nil && !latest.isEmpty) ? receiptData : nil)
@@ -158,13 +162,28 @@ public struct ReceiptRoutes: Sendable {
 
     /// 21007 for a sandbox (or Xcode) receipt on the production endpoint, 21008 for a production one on
     /// the sandbox endpoint, as Apple answers; otherwise the verdict's status.
+    ///
+    /// A verified receipt whose environment is unknown (no receipt type, attribute 0) is 21003 on both
+    /// endpoints, `--accept-any-environment` or not: neither endpoint can say it belongs to it, and its
+    /// answer would need an `environment` this server does not know. Apple's receipts all carry a type.
     func environmentStatus(_ status: Int, environment: String?, endpoint: AppleEndpoint) -> Int {
-        guard status == 0, !configuration.acceptsAnyEnvironment, let environment else { return status }
+        guard status == 0 else { return status }
+        guard let environment else { return 21003 }
+        guard !configuration.acceptsAnyEnvironment else { return status }
         switch (endpoint, environment) {
         case (.production, "Sandbox"), (.production, "Xcode"): return 21007
         case (.sandbox, "Production"): return 21008
         default: return 0
         }
+    }
+
+    /// The `X-Receipt-Reason` of an answer that is not status 0: the decision's deciding reason, or, for a
+    /// valid receipt refused for its unknown environment, the policy's environment code.
+    static func reasonCode(_ decision: Decision, status: Int) -> String? {
+        if decision.status == 0, decision.environment == nil, status == 21003 {
+            return Reason.Code.policyEnvironmentRejected.description
+        }
+        return decision.reasons.first?.code
     }
 
     func validationTime(now: ReceiptDate) -> ValidationTime {
@@ -181,7 +200,9 @@ public struct ReceiptRoutes: Sendable {
     /// 400, 408, 413, 415 or 503 with `{"error": {"code", "message"}}`.
     ///
     /// Options: `validation_time` (`creation`, `now`, or an RFC 3339 instant), `exclude_old_transactions`,
-    /// `password`, `allow_remote` (default true).
+    /// `password`, `allow_remote` (default true). Each may only narrow the operator's configuration
+    /// (``V1Options``): a `password` other than the configured shared secret is refused with 403
+    /// `server.shared_secret_mismatch`, a looser `validation_time` with 400 `server.invalid_option`.
     public func verify(_ request: Request) async -> Response {
         let started = ContinuousClock.now
         var record = ServerMetrics.Record(endpoint: "/v1/verify", httpStatus: 200, duration: .zero)
@@ -226,16 +247,22 @@ public struct ReceiptRoutes: Sendable {
         } catch {
             return refuse(error)
         }
-        guard limiter.tryAcquire() else {
-            return refuse(ServerError(.overloaded, "more than \(limiter.limit) requests in flight"))
+        // The operator's configuration wins: the same shared-secret check as /verifyReceipt (a wrong
+        // password is refused here, never forwarded to Apple), and only a stricter validation time.
+        if let secret = configuration.sharedSecret, let password = options.password,
+            !Self.constantTimeEquals(secret, password)
+        {
+            return refuse(ServerError(.sharedSecretMismatch, "password is not this server's shared secret"))
         }
         let now = configuration.clock()
         let time: ValidationTime
-        switch options.validationTime {
-        case .some(.receiptCreation): time = .receiptCreation
-        case .some(.now): time = .now(now)
-        case .some(.fixed(let instant)): time = .fixed(instant)
-        case nil: time = validationTime(now: now)
+        do throws(ServerError) {
+            time = try options.validationTime(policy: configuration.validationTime, now: now)
+        } catch {
+            return refuse(error)
+        }
+        guard limiter.tryAcquire() else {
+            return refuse(ServerError(.overloaded, "more than \(limiter.limit) requests in flight"))
         }
         let decision = await decider.decide(
             DecisionRequest(

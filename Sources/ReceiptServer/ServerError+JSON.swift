@@ -19,6 +19,7 @@ extension ServerError {
         switch code {
         case .bodyTooLarge: 413
         case .bodyTimeout: 408
+        case .sharedSecretMismatch: 403
         case .unsupportedMediaType: 415
         case .overloaded: 503
         case .invalidConfiguration: 500

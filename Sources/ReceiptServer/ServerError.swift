@@ -12,6 +12,7 @@ public struct ServerError: CodedError {
             case missingReceiptData = "server.missing_receipt_data"
             case invalidBase64 = "server.invalid_base64"
             case invalidOption = "server.invalid_option"
+            case sharedSecretMismatch = "server.shared_secret_mismatch"
             case bodyTooLarge = "server.body_too_large"
             case bodyTimeout = "server.body_timeout"
             case incompleteBody = "server.incomplete_body"
@@ -30,6 +31,8 @@ public struct ServerError: CodedError {
         public static let invalidBase64 = Code(.invalidBase64)
         /// An option has a value the server does not understand.
         public static let invalidOption = Code(.invalidOption)
+        /// A shared secret is configured and the request's `password` differs (verifyReceipt's 21004).
+        public static let sharedSecretMismatch = Code(.sharedSecretMismatch)
         /// The body is larger than the configured limit.
         public static let bodyTooLarge = Code(.bodyTooLarge)
         /// The body did not arrive within the configured time.

@@ -1,6 +1,12 @@
 public import ReceiptModel
+public import ReceiptVerification
 
 /// The options of a `/v1/verify` request, from its JSON members or, for raw bodies, its query.
+///
+/// The operator's configuration wins: an option may only narrow what the server allows, never widen it
+/// (docs/server.md, "What a client may set"). `validation_time` is checked against the server's policy
+/// by ``validationTime(policy:now:)``; `allow_remote` can only turn the fallback off; `password` is held to
+/// the configured shared secret by the route, as on `/verifyReceipt`.
 public struct V1Options: Sendable, Equatable {
     /// A per-request validation time.
     public enum Time: Sendable, Equatable {
@@ -10,13 +16,15 @@ public struct V1Options: Sendable, Equatable {
         case fixed(ReceiptDate)
     }
 
-    /// `validation_time`: `creation`, `now` or an RFC 3339 instant; `nil` uses the server's policy.
+    /// `validation_time`: `creation`, `now` or an RFC 3339 instant; `nil` uses the server's policy. Only
+    /// choices at least as strict as the server's are accepted (``validationTime(policy:now:)``).
     public var validationTime: Time?
     /// `exclude_old_transactions`.
     public var excludeOldTransactions: Bool
     /// `password`, the app's shared secret (for the remote fallback).
     public var password: String?
-    /// `allow_remote`: `false` keeps this request local even when the fallback is on.
+    /// `allow_remote`: `false` keeps this request local even when the fallback is on; `true` cannot turn
+    /// on a fallback the server does not have.
     public var allowsRemote: Bool
 
     public init(
@@ -52,6 +60,37 @@ public struct V1Options: Sendable, Equatable {
             case "allow_remote": allowsRemote = try Self.flag(name, value)
             default: continue  // unknown parameters are ignored, as unknown JSON members are
             }
+        }
+    }
+
+    /// The instant this request's chain is validated at: the server's policy, or the client's
+    /// `validation_time` when that is at least as strict.
+    ///
+    /// - Server `now`: only `now`. `creation` or a fixed instant in the past would accept a chain that has
+    ///   expired since (a fixed instant in the future, one not yet valid), which the operator ruled out.
+    /// - Server `creation`: `creation` or `now`. `now` is at least as strict: the verifier also requires the
+    ///   creation date inside the leaf's validity at any validation time, and a leaf's validity lies inside
+    ///   its issuer's (every Apple chain), so a chain accepted at `now` was valid at the creation date too.
+    ///   A fixed instant is refused: it could validate a chain that was not valid when the receipt was
+    ///   created.
+    ///
+    /// - Parameters:
+    ///   - policy: the operator's validation-time policy.
+    ///   - now: the instant the server answers, read once per request.
+    /// - Throws: ``ServerError`` ``ServerError/Code/invalidOption`` when the client asks for a looser time.
+    public func validationTime(policy: ReceiptServerConfiguration.ValidationTimePolicy, now: ReceiptDate)
+        throws(ServerError) -> ValidationTime
+    {
+        switch (policy, validationTime) {
+        case (.now, nil), (.now, .now?), (.receiptCreation, .now?): return .now(now)
+        case (.receiptCreation, nil), (.receiptCreation, .receiptCreation?): return .receiptCreation
+        case (.now, .receiptCreation?), (.now, .fixed?):
+            throw ServerError(
+                .invalidOption, "this server validates chains at the time of the request: validation_time may only be now")
+        case (.receiptCreation, .fixed?):
+            throw ServerError(
+                .invalidOption,
+                "a fixed validation_time could accept a chain this server's policy rejects: use creation or now")
         }
     }
 

@@ -16,7 +16,7 @@ struct CircuitBreakerTests {
         try await standIn.withRunning { addresses in
             let client = try RemoteTestData.client(
                 RemoteTestData.configuration(addresses, maximumAttempts: 1, failureThreshold: 3), clock: clock)
-            let request = VerifyReceiptRequest(receiptBytes: receipt)
+            let request = try VerifyReceiptRequest(receiptBytes: receipt)
             for _ in 0..<3 {
                 await #expect(throws: RemoteError.self) { try await client.verify(request) }
             }
@@ -45,7 +45,7 @@ struct CircuitBreakerTests {
         try await standIn.withRunning { addresses in
             let client = try RemoteTestData.client(
                 RemoteTestData.configuration(addresses, maximumAttempts: 1, failureThreshold: 2), clock: clock)
-            let request = VerifyReceiptRequest(receiptBytes: receipt)
+            let request = try VerifyReceiptRequest(receiptBytes: receipt)
             for _ in 0..<2 { await #expect(throws: RemoteError.self) { try await client.verify(request) } }
             #expect(client.circuitBreaker.currentState == .open)
             clock.advance(by: .seconds(30))

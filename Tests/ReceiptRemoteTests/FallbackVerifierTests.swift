@@ -78,7 +78,7 @@ struct FallbackVerifierTests {
         // The sandbox receipt went to production first, then exactly once to sandbox.
         #expect(standIn.callCount(.production) == 1)
         #expect(standIn.callCount(.sandbox) == 1)
-        // What was sent is the receipt exactly as the client gave it.
+        // What was sent is exactly the bytes verified (the fixture is already standard base64 of them).
         #expect(standIn.requests(.sandbox).first?.receiptData == String(decoding: receipt, as: UTF8.self))
     }
 

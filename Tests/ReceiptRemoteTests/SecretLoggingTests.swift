@@ -1,4 +1,5 @@
 import AppleStandIn
+import Foundation
 import ReceiptModel
 import ReceiptRemote
 import Testing
@@ -61,11 +62,51 @@ struct SecretLoggingTests {
     @Test func receiptBytesAreSentAsBase64InEveryForm() throws {
         let der = try RemoteTestData.fixture("valid-sha256.receipt")
         let base64 = Base64.encode(der)
+        let urlSafe = base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
         for form in [
             der, Array(base64.utf8), Array("  \"\(base64)\"\n".utf8),
-            Array("data:application/pkcs7-mime;base64,\(base64)".utf8),
+            Array("data:application/pkcs7-mime;base64,\(base64)".utf8), [0xEF, 0xBB, 0xBF] + Array(base64.utf8),
+            Array(urlSafe.trimmingCharacters(in: ["="]).utf8),
         ] {
-            #expect(VerifyReceiptRequest(receiptBytes: form).receiptData == base64)
+            #expect(try VerifyReceiptRequest(receiptBytes: form).receiptData == base64)
+        }
+    }
+
+    /// AsyncHTTPClient logs each HTTP part it reads at `trace`, a body part as a hex dump of its first and
+    /// last 32 bytes. The client hands it a logger that never goes below `debug`, so none of Apple's
+    /// answer (the `receipt` object, `latest_receipt`) reaches a log at any level.
+    @Test func applesAnswerIsNotLoggedByTheHTTPClientAtTrace() async throws {
+        let capture = LogCapture()
+        let appReceipt = try RemoteTestData.fixture("valid-sha256.receipt")
+        let ios6 = try RemoteTestData.fixture("ios6-valid.b64")
+        let standIn = try RemoteTestData.standIn(sharedSecret: Self.secret)
+        let now = try #require(ReceiptDate(rfc3339: "2026-01-15T00:00:00Z"))
+        try await standIn.withRunning { addresses in
+            let client = try RemoteTestData.client(
+                RemoteTestData.configuration(addresses), logger: capture.logger("client"))
+            let fallback = FallbackVerifier(verifier: try RemoteTestData.verifier(), remote: client)
+            // A refresh: Apple's answer ends with `"latest_receipt":"<the receipt's base64>"}`.
+            let refreshed = await fallback.verify(
+                appReceipt, request: FallbackRequest(password: Self.secret, subscriptionStateAt: now))
+            #expect(refreshed.decidedBy == .remote)
+            // iOS 6: Apple's answer starts with `{"receipt":{"bid":…`.
+            let ios6Result = await fallback.verify(ios6)
+            #expect(ios6Result.decidedBy == .remote)
+        }
+        func hex(_ text: some StringProtocol) -> String {
+            text.utf8.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+                .joined()
+        }
+        let forbidden = [
+            hex(Base64.encode(appReceipt).suffix(12)), hex(#""receipt":{"#), hex(Self.secret),
+            hex(#""bid":"org.example"#),
+        ]
+        let lines = capture.all
+        #expect(!lines.isEmpty)
+        for line in lines {
+            for pattern in forbidden {
+                #expect(!line.contains(pattern), "leaked in: \(line.prefix(300))")
+            }
         }
     }
 

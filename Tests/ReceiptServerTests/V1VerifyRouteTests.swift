@@ -67,14 +67,15 @@ struct V1VerifyRouteTests {
         #expect(reasons.first?["code"] as? String == expected["reason"] as? String)
     }
 
-    @Test("validation_time: a fixed instant after the leaf's expiry gives chain.expired")
-    func fixedValidationTime() async throws {
+    @Test("validation_time now (stricter than the server's creation) validates at the server's clock")
+    func validationTimeNow() async throws {
         let receipt = try Support.fixture("valid-sha256.receipt")
-        let response = try await Self.post(Self.json(receipt, ",\"validation_time\":\"2099-01-01T00:00:00Z\""))
+        // The server's clock (2023-11-14) is before the test leaf's notBefore (2024-01-01).
+        let response = try await Self.post(Self.json(receipt, ",\"validation_time\":\"now\""))
         let body = try Support.object(response.body)
         #expect(body["verdict"] as? String == "invalid")
-        #expect(body["validation_time"] as? String == "fixed")
-        #expect((body["reasons"] as? [[String: Any]])?.first?["code"] as? String == "chain.expired")
+        #expect(body["validation_time"] as? String == "now")
+        #expect((body["reasons"] as? [[String: Any]])?.first?["code"] as? String == "chain.not_yet_valid")
     }
 
     @Test("refusals carry HTTP statuses and stable codes",
