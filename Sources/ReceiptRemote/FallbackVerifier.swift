@@ -77,8 +77,7 @@ public final class FallbackVerifier: Sendable {
     // MARK: - Local
 
     /// Recognizes the bytes once, decodes and verifies what was recognized, and keeps those canonical
-    /// bytes: they, and nothing else, are what Apple may be sent. (`ReceiptVerifier.decodeAndVerify`
-    /// does the same steps but does not hand back the canonical bytes.)
+    /// bytes: they, and nothing else, are what Apple may be sent.
     private func verifyLocally(_ bytes: [UInt8], request: FallbackRequest)
         -> (ReceiptInput.CanonicalBytes?, ReceiptInput?, Verdict)
     {
@@ -91,16 +90,7 @@ public final class FallbackVerifier: Sendable {
             let time = request.validationTime ?? verifier.configuration.validationTime
             return (nil, nil, Verdict.malformed(error, validationTime: time))
         }
-        switch input {
-        case .appReceipt(let receipt):
-            return (
-                canonical, input, verifier.verify(receipt, validationTime: request.validationTime, policy: request.policy)
-            )
-        case .iOS6(let receipt):
-            return (
-                canonical, input, verifier.verify(receipt, validationTime: request.validationTime, policy: request.policy)
-            )
-        }
+        return (canonical, input, verifier.verify(input, validationTime: request.validationTime, policy: request.policy))
     }
 
     /// The decision table's first half: does this local verdict go to Apple?

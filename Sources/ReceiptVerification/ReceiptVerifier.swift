@@ -58,12 +58,18 @@ public final class ReceiptVerifier: Sendable {
         let timePolicy = validationTime ?? configuration.validationTime
         let input = Result { () throws(ReceiptError) in try ReceiptInput(bytes: bytes) }
         switch input {
-        case .success(.appReceipt(let receipt)):
-            return (input, verify(receipt, validationTime: timePolicy, policy: policy))
-        case .success(.iOS6(let receipt)):
-            return (input, verify(receipt, validationTime: timePolicy, policy: policy))
-        case .failure(let error):
-            return (input, Verdict.malformed(error, validationTime: timePolicy))
+        case .success(let decoded): return (input, verify(decoded, validationTime: timePolicy, policy: policy))
+        case .failure(let error): return (input, Verdict.malformed(error, validationTime: timePolicy))
+        }
+    }
+
+    /// Verifies an already decoded receipt of either kind.
+    public func verify(
+        _ input: ReceiptInput, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
+    ) -> Verdict {
+        switch input {
+        case .appReceipt(let receipt): verify(receipt, validationTime: validationTime, policy: policy)
+        case .iOS6(let receipt): verify(receipt, validationTime: validationTime, policy: policy)
         }
     }
 

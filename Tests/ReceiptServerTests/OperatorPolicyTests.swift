@@ -15,7 +15,7 @@ struct OperatorPolicyTests {
 
     /// 2036-01-01T00:00:00Z: after the test leaf's notAfter (2034-12-31), so `valid-sha256` (created
     /// 2025-06-15) has an expired chain "now" and a valid one at its creation date.
-    static let afterTheLeafExpired = ReceiptDate(millisecondsSince1970: 2_082_758_400_000)
+    static let afterTheLeafExpired = ReceiptDate(clampingMillisecondsSince1970: 2_082_758_400_000)
 
     static func configuration(
         _ policy: ReceiptServerConfiguration.ValidationTimePolicy, sharedSecret: String? = nil

@@ -61,7 +61,7 @@ struct VerifyReceiptAnswerTests {
                 sandboxURL: addresses.sandboxURL, deadline: .seconds(5), logger: Support.quietLogger)
             var configuration = Support.configuration()
             // 2026-01-15: after valid-sha256's newest subscription expiry (2025-06-20), so a refresh is asked.
-            configuration.clock = { ReceiptDate(millisecondsSince1970: 1_768_435_200_000) }
+            configuration.clock = { ReceiptDate(clampingMillisecondsSince1970: 1_768_435_200_000) }
             let service = try Support.service(configuration, decider: decider)
             let receipt = try Support.fixture("valid-sha256.receipt")
             let response = try await Self.post(
