@@ -86,6 +86,9 @@ public struct BERReader: Sendable {
     static func parseElement(
         in bytes: ArraySlice<UInt8>, at start: Int, depth: Int, limits: BERLimits
     ) throws(BERError) -> (BERElement, Int) {
+        #if DEBUG
+            ParseMeter.countHeader()
+        #endif
         let end = bytes.endIndex
         var index = start
         let (tag, afterTag) = try parseTag(in: bytes, at: index)
