@@ -13,11 +13,16 @@ public struct BERElement: Sendable {
     public let depth: Int
     /// The limits of the reader that produced this element, inherited by readers of its children.
     public let limits: BERLimits
+    /// The recorded ends of the indefinite-length elements below this one (shared, never copied; `.none`
+    /// for a definite length, as nothing inside it was scanned), and the entry of its first indefinite child:
+    /// what the reader of its children starts with.
+    @usableFromInline let childEnds: IndefiniteEnds
+    @usableFromInline let childCursor: Int
 
     @inlinable
     init(
         tag: BERTag, encoded: ArraySlice<UInt8>, content: ArraySlice<UInt8>, isIndefiniteLength: Bool, depth: Int,
-        limits: BERLimits
+        limits: BERLimits, childEnds: IndefiniteEnds, childCursor: Int
     ) {
         self.tag = tag
         self.encoded = encoded
@@ -25,6 +30,8 @@ public struct BERElement: Sendable {
         self.isIndefiniteLength = isIndefiniteLength
         self.depth = depth
         self.limits = limits
+        self.childEnds = childEnds
+        self.childCursor = childCursor
     }
 
     /// Where the element starts in the input.
@@ -42,7 +49,7 @@ public struct BERElement: Sendable {
         guard depth + 1 <= limits.maximumDepth else {
             throw BERError(.depthExceeded, "nesting exceeds \(limits.maximumDepth) levels", at: offset)
         }
-        return BERReader(content, limits: limits, depth: depth + 1)
+        return BERReader(content, limits: limits, depth: depth + 1, ends: childEnds, cursor: childCursor)
     }
 
     /// Throws ``BERError/Code/unexpectedTag`` unless the element's tag is `expected`.

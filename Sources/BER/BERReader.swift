@@ -3,26 +3,35 @@
 /// Every length is checked against what remains of the enclosing element, nesting is capped by
 /// ``BERLimits/maximumDepth``, and no input can make it trap: malformed bytes throw ``BERError``.
 /// Definite and indefinite lengths are both accepted, because App Store receipts are BER with
-/// indefinite-length outer structures.
+/// indefinite-length outer structures. Reading is linear in the input whatever the nesting: the ends of
+/// nested indefinite-length elements are found once, by the scan of the outermost one, and shared with the
+/// readers of their children (``IndefiniteEnds``).
 public struct BERReader: Sendable {
     @usableFromInline let bytes: ArraySlice<UInt8>
     @usableFromInline var position: Int
     @usableFromInline let depth: Int
     /// The limits this reader and the readers of its elements' children enforce.
     public let limits: BERLimits
+    /// The ends of the indefinite-length elements among this reader's elements and below, when the scan of
+    /// an enclosing element recorded them; `.none` otherwise.
+    @usableFromInline var ends: IndefiniteEnds
+    /// The entry of `ends` that records the next indefinite-length element this reader meets.
+    @usableFromInline var cursor: Int
 
     /// A reader over `bytes` at the top level.
     @inlinable
     public init(_ bytes: ArraySlice<UInt8>, limits: BERLimits = .default) {
-        self.init(bytes, limits: limits, depth: 0)
+        self.init(bytes, limits: limits, depth: 0, ends: .none, cursor: 0)
     }
 
     @inlinable
-    init(_ bytes: ArraySlice<UInt8>, limits: BERLimits, depth: Int) {
+    init(_ bytes: ArraySlice<UInt8>, limits: BERLimits, depth: Int, ends: IndefiniteEnds, cursor: Int) {
         self.bytes = bytes
         self.position = bytes.startIndex
         self.limits = limits
         self.depth = depth
+        self.ends = ends
+        self.cursor = cursor
     }
 
     /// `true` when every element has been read.
@@ -33,13 +42,19 @@ public struct BERReader: Sendable {
     @inlinable
     public var currentOffset: Int { position }
 
-    /// Reads the next element, or returns `nil` at the end of the input.
+    /// Reads the next element, or returns `nil` at the end of the input. Changes nothing when it throws.
     @inlinable
     public mutating func next() throws(BERError) -> BERElement? {
         guard position < bytes.endIndex else { return nil }
-        let (element, end) = try Self.parseElement(in: bytes, at: position, depth: depth, limits: limits)
-        position = end
-        return element
+        let start = position
+        let header = try Self.parseHeader(in: bytes, at: start)
+        guard let contentEnd = header.contentEnd else {
+            return try nextIndefinite(start: start, tag: header.tag, contentStart: header.contentStart)
+        }
+        position = contentEnd
+        return BERElement(
+            tag: header.tag, encoded: bytes[start..<contentEnd], content: bytes[header.contentStart..<contentEnd],
+            isIndefiniteLength: false, depth: depth, limits: limits, childEnds: .none, childCursor: 0)
     }
 
     /// Reads the next element, which must exist and carry `tag`.
@@ -62,12 +77,25 @@ public struct BERReader: Sendable {
     }
 
     /// Reads the next element only if it carries `tag` (for OPTIONAL fields); otherwise reads nothing.
+    ///
+    /// The next element is parsed whole either way, so a malformed one throws here. Inside a scanned
+    /// indefinite-length element that costs its header only.
     @inlinable
     public mutating func readIfPresent(_ tag: BERTag) throws(BERError) -> BERElement? {
-        guard position < bytes.endIndex else { return nil }
-        var lookahead = self
-        guard let element = try lookahead.next(), element.tag == tag else { return nil }
-        self = lookahead
+        // `next()` changes nothing when it throws; when the tag differs, the position and cursor go back.
+        let (savedPosition, savedCursor) = (position, cursor)
+        guard let element = try next() else { return nil }
+        guard element.tag == tag else {
+            position = savedPosition
+            cursor = savedCursor
+            // An indefinite element scanned just now recorded its own end: keep the table, so reading the
+            // element next does not scan it again (the cursor misses past it, and later elements scan as usual).
+            if element.childCursor == 1, element.childEnds.entry(at: 0, startingAt: element.offset) != nil {
+                ends = element.childEnds
+                cursor = 0
+            }
+            return nil
+        }
         return element
     }
 
@@ -81,31 +109,65 @@ public struct BERReader: Sendable {
 
     // MARK: - Parsing
 
-    /// Parses the element starting at `start`; returns it and the index just past it.
+    /// Reads the indefinite-length element whose header `next()` parsed (X.690 §8.1.3.6: constructed only,
+    /// closed by 00 00). Its end comes from `ends` when the scan of an enclosing element recorded it (the
+    /// entry at `cursor`, checked against its start), and from a scan of its own otherwise, which records
+    /// the ends below it for its children. Changes nothing when it throws.
     @inlinable
-    static func parseElement(
-        in bytes: ArraySlice<UInt8>, at start: Int, depth: Int, limits: BERLimits
-    ) throws(BERError) -> (BERElement, Int) {
+    mutating func nextIndefinite(start: Int, tag: BERTag, contentStart: Int) throws(BERError) -> BERElement {
+        let contentEnd: Int
+        let childEnds: IndefiniteEnds
+        let childCursor: Int
+        if let entry = ends.entry(at: cursor, startingAt: start), entry.contentEnd >= contentStart,
+            bytes.endIndex - entry.contentEnd >= 2
+        {
+            // Found without parsing anything below it again; its children's entries follow its own.
+            contentEnd = entry.contentEnd
+            (childEnds, childCursor) = (ends, cursor + 1)
+            cursor = entry.next
+        } else {
+            let scan = try IndefiniteEnds.scan(
+                in: bytes, start: start, contentStart: contentStart, depth: depth + 1, limits: limits)
+            contentEnd = scan.contentEnd
+            // Entry 0 is the element itself (when anything was recorded at all); its children's come after.
+            (childEnds, childCursor) = (scan.ends, scan.ends.isEmpty ? 0 : 1)
+        }
+        let elementEnd = contentEnd + 2
+        position = elementEnd
+        return BERElement(
+            tag: tag, encoded: bytes[start..<elementEnd], content: bytes[contentStart..<contentEnd],
+            isIndefiniteLength: true, depth: depth, limits: limits, childEnds: childEnds, childCursor: childCursor)
+    }
+
+    /// Parses the identifier and length octets at `start` and checks the length against what remains.
+    /// - Returns: the tag, where the contents start, and where they end (`nil` for an indefinite length).
+    @inlinable
+    static func parseHeader(
+        in bytes: ArraySlice<UInt8>, at start: Int
+    ) throws(BERError) -> (tag: BERTag, contentStart: Int, contentEnd: Int?) {
+        #if DEBUG
+            ParseMeter.countHeader()
+        #endif
         let end = bytes.endIndex
-        var index = start
-        let (tag, afterTag) = try parseTag(in: bytes, at: index)
-        index = afterTag
+        guard start < end else { throw BERError(.truncated, "input ends before a tag", at: start) }
+        let tag: BERTag
+        var index: Int
+        if bytes[start] & 0x1F != 0x1F {
+            // The low-tag-number form, one octet: every tag a receipt uses.
+            tag = BERTag(identifier: bytes[start])
+            index = start + 1
+        } else {
+            (tag, index) = try parseTag(in: bytes, at: start)
+        }
         guard index < end else { throw BERError(.truncated, "input ends before the length octets", at: index) }
         let first = bytes[index]
         index += 1
 
         if first == 0x80 {
-            // X.690 §8.1.3.6: indefinite form, constructed only, closed by 00 00.
             guard tag.isConstructed else {
                 throw BERError(.indefinitePrimitive, "primitive \(tag) with indefinite length", at: start)
             }
-            let contentStart = index
-            let contentEnd = try endOfIndefiniteContent(in: bytes, from: contentStart, depth: depth + 1, limits: limits)
-            let elementEnd = contentEnd + 2
-            let element = BERElement(
-                tag: tag, encoded: bytes[start..<elementEnd], content: bytes[contentStart..<contentEnd],
-                isIndefiniteLength: true, depth: depth, limits: limits)
-            return (element, elementEnd)
+            return (tag, index, nil)
         }
 
         let length: Int
@@ -135,11 +197,7 @@ public struct BERReader: Sendable {
         if tag == .endOfContents {
             throw BERError(.unexpectedEndOfContents, "end-of-contents outside an indefinite-length element", at: start)
         }
-        let contentEnd = index + length
-        let element = BERElement(
-            tag: tag, encoded: bytes[start..<contentEnd], content: bytes[index..<contentEnd],
-            isIndefiniteLength: false, depth: depth, limits: limits)
-        return (element, contentEnd)
+        return (tag, index, index + length)
     }
 
     /// Parses identifier octets, including the high-tag-number form (X.690 §8.1.2.4).
@@ -166,27 +224,5 @@ public struct BERReader: Sendable {
             if byte & 0x80 == 0 { break }
         }
         return (BERTag(tagClass, number: number, constructed: constructed), index)
-    }
-
-    /// Finds the end-of-contents octets that close an indefinite-length element whose contents
-    /// start at `start`; returns their index. Nested indefinite elements are skipped recursively,
-    /// each level counted against the depth limit, so the recursion is bounded.
-    @inlinable
-    static func endOfIndefiniteContent(
-        in bytes: ArraySlice<UInt8>, from start: Int, depth: Int, limits: BERLimits
-    ) throws(BERError) -> Int {
-        guard depth <= limits.maximumDepth else {
-            throw BERError(.depthExceeded, "nesting exceeds \(limits.maximumDepth) levels", at: start)
-        }
-        var index = start
-        while true {
-            guard bytes.endIndex - index >= 2 else {
-                throw BERError(.missingEndOfContents, "indefinite-length element is never closed", at: start)
-            }
-            if bytes[index] == 0, bytes[index + 1] == 0 { return index }
-            // A child's own end is found by the same parser; it recurses for nested indefinite ones.
-            let (_, childEnd) = try parseElement(in: bytes, at: index, depth: depth, limits: limits)
-            index = childEnd
-        }
     }
 }

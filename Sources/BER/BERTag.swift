@@ -19,6 +19,19 @@ public struct BERTag: Hashable, Sendable, CustomStringConvertible {
         self.isConstructed = constructed
     }
 
+    /// The tag of a one-octet identifier (the low-tag-number form, X.690 §8.1.2.2).
+    @inlinable
+    init(identifier octet: UInt8) {
+        let tagClass: TagClass
+        switch octet >> 6 {
+        case 0: tagClass = .universal
+        case 1: tagClass = .application
+        case 2: tagClass = .contextSpecific
+        default: tagClass = .private
+        }
+        self.init(tagClass, number: UInt32(octet & 0x1F), constructed: octet & 0x20 != 0)
+    }
+
     /// A context-specific tag such as `[0]`.
     public static func contextSpecific(_ number: UInt32, constructed: Bool) -> BERTag {
         BERTag(.contextSpecific, number: number, constructed: constructed)
