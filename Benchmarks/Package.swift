@@ -38,6 +38,7 @@ let package = Package(
             dependencies: [
                 "CBenchOpenSSL",
                 .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "BER", package: rootPackage),
                 .product(name: "ReceiptVerification", package: rootPackage),
                 .product(name: "ReceiptModel", package: rootPackage),
                 .product(name: "ReceiptForge", package: rootPackage),

@@ -5,8 +5,9 @@
 // Every benchmark does one operation per iteration, so wallClock is the cost of one receipt, throughput is
 // receipts per second and mallocCountTotal is allocations per receipt (the checked-in thresholds under
 // Thresholds/ guard the malloc counts only: times on a shared VM are not repeatable enough to gate on).
-// Names start with the suite: decode, linearity, verify, json, server, floor.
+// Names start with the suite: decode, linearity, hostile, verify, json, server, floor.
 
+import BER
 import Benchmark
 import Foundation
 import ReceiptModel
@@ -74,6 +75,31 @@ func decodeSetup(_ choice: ReceiptChoice) -> Box<[UInt8]> {
     return Box(choice.input.bytes)
 }
 
+/// Reads every element of `reader`, descending into every constructed one, as a generic BER consumer would;
+/// returns how many it read.
+@inline(never)
+func walkAll(_ reader: inout BERReader) throws(BERError) -> Int {
+    var count = 0
+    while let element = try reader.next() {
+        count += 1
+        if element.tag.isConstructed {
+            var children = try element.children()
+            count += try walkAll(&children)
+        }
+    }
+    return count
+}
+
+/// The hostile input, after checking that the walk reads all of it.
+func hostileWalkSetup() -> Box<[UInt8]> {
+    let bytes = Inputs.nestedIndefinite1MiB.bytes
+    var reader = BERReader(bytes[...])
+    guard let count = try? walkAll(&reader), count == 31 + (bytes.count - 31 * 4) / 2 else {
+        fatalError("the nested indefinite input does not walk")
+    }
+    return Box(bytes)
+}
+
 /// A warm verifier and the request body, after checking that the path answers status 0.
 func serverSetup(_ choice: ReceiptChoice) -> Box<(verifier: ReceiptVerifier, body: [UInt8])> {
     let verifier = warmVerifier(for: choice.input)
@@ -110,6 +136,31 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
         } setup: {
             decodeSetup(choice)
         }
+    }
+
+    // MARK: hostile nested indefinite-length BER against an ordinary receipt of the same size (issue 10, 4(b))
+
+    // The three inputs have the same size (the hostile ones are built to the minted receipt's), so the ratio
+    // of their times is the ratio per byte.
+    Benchmark("hostile-decode-ordinary-1MiB", configuration: configuration()) { benchmark, bytes in
+        for _ in benchmark.scaledIterations { blackHole(try? AppReceipt(berEncoded: bytes.value)) }
+    } setup: {
+        decodeSetup(.minted1MiB)
+    }
+
+    Benchmark("hostile-ber-walk-nested-indefinite-1MiB", configuration: configuration()) { benchmark, bytes in
+        for _ in benchmark.scaledIterations {
+            var reader = BERReader(bytes.value[...])
+            blackHole(try? walkAll(&reader))
+        }
+    } setup: {
+        hostileWalkSetup()
+    }
+
+    Benchmark("hostile-decode-nested-junk-1MiB", configuration: configuration()) { benchmark, bytes in
+        for _ in benchmark.scaledIterations { blackHole(try? AppReceipt(berEncoded: bytes.value)) }
+    } setup: {
+        decodeSetup(.nestedJunkReceipt)
     }
 
     // MARK: verify (6 KB receipt): warm chain cache, already-decoded receipt, cold cache

@@ -72,6 +72,11 @@ descriptions = {
     "linearity-decode-1iap": "decode, minted receipt with 1 purchase",
     "linearity-decode-100iap": "decode, minted receipt with 100 purchases",
     "linearity-decode-1000iap": "decode, minted receipt with 1,000 purchases",
+    "hostile-decode-ordinary-1MiB": "decode, an ordinary receipt of about 1 MiB (minted, 3,780 purchases)",
+    "hostile-ber-walk-nested-indefinite-1MiB":
+        "**hostile**: `BERReader` walk of every element of 31 nested indefinite SEQUENCEs around NULLs, same size",
+    "hostile-decode-nested-junk-1MiB":
+        "**hostile**: decode of a receipt carrying 27-deep nested indefinite junk as a certificate, same size",
     "verify-warm-small": "verify bytes (decode, chain-cache hit, digest, RSA), warm cache, 6 KB receipt",
     "verify-warm-large-79KB-187iap": "verify bytes, warm cache, 79 KB receipt",
     "verify-warm-decoded-small": "verify an already decoded receipt, warm cache",
@@ -88,6 +93,7 @@ descriptions = {
 order = [
     "decode-small-6KB", "decode-large-79KB-187iap", "decode-minted-1000iap",
     "linearity-decode-1iap", "linearity-decode-100iap", "linearity-decode-1000iap",
+    "hostile-decode-ordinary-1MiB", "hostile-ber-walk-nested-indefinite-1MiB", "hostile-decode-nested-junk-1MiB",
     "verify-warm-small", "verify-warm-large-79KB-187iap", "verify-warm-decoded-small", "verify-cold-small",
     "json-render-small-6KB", "json-render-large-79KB-187iap",
     "server-path-small-6KB", "server-path-large-79KB-187iap",
@@ -142,6 +148,15 @@ emit(f"- **Decode grows linearly with purchases**: {us(t1)} / {us(measured_100)}
      f"1,000 purchases, {slope:.3f} µs per purchase; the line through 1 and 1,000 predicts {us(predicted_100)} µs "
      f"for 100 (measured {us(measured_100)}). Allocations: "
      + " / ".join(str(suites[name]["mallocs_p50"]) for _, name in points) + ".")
+if all(name in suites for name in ("hostile-decode-ordinary-1MiB", "hostile-ber-walk-nested-indefinite-1MiB",
+                                    "hostile-decode-nested-junk-1MiB")):
+    ordinary = suites["hostile-decode-ordinary-1MiB"]["p50_us"]
+    walk = suites["hostile-ber-walk-nested-indefinite-1MiB"]["p50_us"]
+    junk = suites["hostile-decode-nested-junk-1MiB"]["p50_us"]
+    emit(f"- **Hostile nested indefinite-length BER, per byte** (inputs of one size, about 1 MiB): decoding an "
+         f"ordinary receipt {us(ordinary)} µs; walking every element of 31-deep nesting {us(walk)} µs "
+         f"(**{walk / ordinary:.1f}×**); decoding a receipt with 27-deep nested junk {us(junk)} µs "
+         f"(**{junk / ordinary:.1f}×**).")
 verdict = "met" if warm_ratio >= 0.60 else "**not met**"
 emit(f"- **Warm-cache verification vs the floor**: {rate(warm)} receipts/s against OpenSSL's raw RSA-2048 verify "
      f"at {rate(rsa)}/s on one core: **{warm_ratio:.0%} of the raw RSA rate** (target ≥ 60%: {verdict}). "
