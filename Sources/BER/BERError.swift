@@ -21,6 +21,7 @@ public struct BERError: CodedError {
             case integerOverflow = "ber.integer_overflow"
             case invalidObjectIdentifier = "ber.invalid_object_identifier"
             case tooManySegments = "ber.too_many_segments"
+            case tooManyElements = "ber.too_many_elements"
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -55,6 +56,8 @@ public struct BERError: CodedError {
         public static let invalidObjectIdentifier = Code(.invalidObjectIdentifier)
         /// A constructed string has more segments than ``BERLimits/maximumStringSegments``.
         public static let tooManySegments = Code(.tooManySegments)
+        /// A list holds more elements than its format allows (each would cost a decode).
+        public static let tooManyElements = Code(.tooManyElements)
 
         /// The code as a dotted string, e.g. `ber.truncated`.
         public var description: String { kind.rawValue }

@@ -34,6 +34,27 @@ public struct SignedData: Sendable {
     /// How many nested OCTET STRING wrappers around the payload are unwrapped before giving up.
     static let maximumPayloadWrappers = 4
 
+    /// The most elements read from any list of the SignedData: `digestAlgorithms`, `certificates`,
+    /// `signerInfos`, and a signer's signed attributes. Apple's receipts carry 1, 3, 1 and none; Xcode's 1, 1, 1
+    /// and none. Past it the receipt is malformed (`ber.too_many_elements`), so a megabyte of tiny elements
+    /// cannot cost a decode each (the verifier reads at most 4 certificates anyway).
+    public static let maximumListElements = 16
+
+    /// Reads every element of `list` through `body`, refusing more than ``maximumListElements``.
+    static func forEachListElement(
+        _ list: BERElement, _ what: String, _ body: (BERElement) throws(BERError) -> Void
+    ) throws(BERError) {
+        var reader = try list.children()
+        var count = 0
+        while let element = try reader.next() {
+            count += 1
+            guard count <= maximumListElements else {
+                throw BERError(.tooManyElements, "more than \(maximumListElements) \(what)", at: element.offset)
+            }
+            try body(element)
+        }
+    }
+
     /// Decodes a whole `ContentInfo` holding `SignedData`.
     /// - Throws: ``ReceiptError`` with a stable code; trailing bytes after the ContentInfo are rejected.
     public init(berEncoded bytes: ArraySlice<UInt8>) throws(ReceiptError) {
@@ -61,8 +82,9 @@ public struct SignedData: Sendable {
         var fields = try signedData.children()
         version = try fields.read(expecting: .integer).integerValue()
         var algorithms: [AlgorithmIdentifier] = []
-        var algorithmSet = try fields.read(expecting: .set).children()
-        while let element = try algorithmSet.next() { algorithms.append(try AlgorithmIdentifier(berElement: element)) }
+        try Self.forEachListElement(try fields.read(expecting: .set), "digest algorithms") { (element) throws(BERError) in
+            algorithms.append(try AlgorithmIdentifier(berElement: element))
+        }
         digestAlgorithms = algorithms
 
         var encapsulated = try fields.read(expecting: .sequence).children()
@@ -82,10 +104,9 @@ public struct SignedData: Sendable {
 
         var found: [ArraySlice<UInt8>] = []
         if let set = try fields.readIfPresent(.contextSpecific(0, constructed: true)) {
-            var reader = try set.children()
             // CertificateChoices: receipts use only the plain `certificate` alternative (a
-            // SEQUENCE); the tagged legacy alternatives are skipped.
-            while let element = try reader.next() {
+            // SEQUENCE); the tagged legacy alternatives are skipped (and counted).
+            try Self.forEachListElement(set, "certificates") { (element) throws(BERError) in
                 if element.tag == .sequence { found.append(element.encoded) }
             }
         }
@@ -93,8 +114,9 @@ public struct SignedData: Sendable {
         _ = try fields.readIfPresent(.contextSpecific(1, constructed: true))
 
         var signers: [SignerInfo] = []
-        var signerSet = try fields.read(expecting: .set).children()
-        while let element = try signerSet.next() { signers.append(try SignerInfo(berElement: element)) }
+        try Self.forEachListElement(try fields.read(expecting: .set), "signer infos") { (element) throws(BERError) in
+            signers.append(try SignerInfo(berElement: element))
+        }
         try fields.expectEnd()
         signerInfos = signers
     }

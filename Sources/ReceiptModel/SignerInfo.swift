@@ -79,8 +79,7 @@ public struct SignerInfo: Sendable {
     ) throws(BERError) -> (ArraySlice<UInt8>?, ASN1ObjectIdentifier?) {
         var messageDigest: ArraySlice<UInt8>?
         var contentType: ASN1ObjectIdentifier?
-        var reader = try attributes.children()
-        while let attribute = try reader.next() {
+        try SignedData.forEachListElement(attributes, "signed attributes") { (attribute) throws(BERError) in
             try attribute.expectTag(.sequence)
             var parts = try attribute.children()
             let type = try parts.read(expecting: .objectIdentifier).objectIdentifierValue()

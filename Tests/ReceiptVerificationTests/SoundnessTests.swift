@@ -158,6 +158,18 @@ struct SoundnessTests {
         #expect(verdict.reason?.code == .chainTooLarge)
     }
 
+    /// A megabyte of tiny certificates used to cost a decode each (about 55 times an ordinary receipt of the same
+    /// size): the decoder stops counting at 16, before the verifier's own bound of 4 even comes into play.
+    @Test func aReceiptWithFarMoreCertificatesThanAnyReceiptIsMalformed() throws {
+        var request = try Self.request("valid-sha256")
+        request.signing.certificates = Array(repeating: ["test-leaf", "test-intermediate", "test-root"], count: 6)
+            .flatMap { $0 }
+        let verdict = try Self.verifier().verify(receiptBytes: request.mint(pki: Self.pki))
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .receiptMalformed)
+        #expect(verdict.reason?.message.contains("ber.too_many_elements") == true, "\(verdict.reasons)")
+    }
+
     // MARK: - The chain cache
 
     /// A forgery that embeds the genuine chain fails its signature: it must not leave the chain in the cache.
