@@ -1,7 +1,7 @@
 // The floor: what OpenSSL itself needs for one receipt, measured in the same process as the suites.
 //
 // A verified receipt cannot cost less than one RSA signature verification plus one digest of the signed
-// payload (see ../shared/docs/performance-notes.md). Both are measured here the cheapest way OpenSSL offers:
+// payload (docs/verification.md, "Where the time goes"). Both are measured here the cheapest way OpenSSL offers:
 // the signer's key parsed once, one EVP_PKEY_CTX initialised once and reused (as `openssl speed rsa2048`
 // measures), the digest implementation fetched once.
 

@@ -2,7 +2,7 @@ import ReceiptModel
 import ReceiptVerification
 
 extension AppleStandIn {
-    /// The faithful answer (receipt-format.md §4): the status Apple would give, and for status 0 the
+    /// The faithful answer (`docs/receipt-format.md` §4): the status Apple would give, and for status 0 the
     /// `receipt` rendered by ``ReceiptModel/AppleReceiptJSON`` (or the iOS 6 shape), with
     /// `latest_receipt_info`, `pending_renewal_info` and `latest_receipt` when a good shared secret came.
     func appleAnswer(to request: RecordedRequest) -> [UInt8] {

@@ -3,7 +3,7 @@ import BER
 /// Collects `ReceiptAttribute ::= SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }`
 /// and writes them as one DER `SET OF`, sorted by encoding as Apple's payloads are.
 ///
-/// The inner value is DER-encoded inside the OCTET STRING (`receipt-format.md` §3): UTF8String
+/// The inner value is DER-encoded inside the OCTET STRING (`docs/receipt-format.md` §3): UTF8String
 /// for strings, IA5String for dates, INTEGER for numbers, raw bytes for types 4 and 5.
 struct AttributeSetEncoder {
     private(set) var encodedAttributes: [[UInt8]] = []

@@ -1,4 +1,4 @@
-/// The content of an iOS 6 style transaction receipt (`receipt-format.md` §6).
+/// The content of an iOS 6 style transaction receipt (`docs/receipt-format.md` §6).
 ///
 /// `purchaseInfo` becomes the inner property list (`bid`, `bvrs`, `product-id`, `transaction-id`,
 /// …) in the order given, so the signed bytes are fully determined by the description.

@@ -4,7 +4,7 @@ import ReceiptCrypto
 /// Mints iOS 6 style transaction receipts: old-style plist text with a signed `purchase-info`.
 ///
 /// The `signature` blob is `version 3 ‖ 256-byte RSA-SHA1 signature over (version ‖ purchase-info
-/// bytes) ‖ 4-byte big-endian certificate length ‖ certificate DER` (`receipt-format.md` §6). Only
+/// bytes) ‖ 4-byte big-endian certificate length ‖ certificate DER` (`docs/receipt-format.md` §6). Only
 /// the signer's certificate is embedded, as in Apple's: the chain cannot be completed offline.
 public enum IOS6ReceiptMinter {
     /// The blob version for 256-byte (RSA 2048) signatures.

@@ -1,7 +1,7 @@
 /// One in-app purchase (a type 17 attribute) as the forge will encode it.
 ///
-/// Field names follow `ReceiptModel.InAppPurchase`; types and encodings follow `receipt-format.md`
-/// §3. `nil` leaves the attribute out; `cancellationDate: ""` writes the empty string Apple writes
+/// Field names follow `ReceiptModel.InAppPurchase`; types and encodings follow `docs/receipt-format.md`
+/// §3.2. `nil` leaves the attribute out; `cancellationDate: ""` writes the empty string Apple writes
 /// for "not cancelled".
 public struct InAppPurchaseDescription: Hashable, Sendable, Codable {
     /// Type 1701 (INTEGER).

@@ -1,6 +1,6 @@
 /// The content of an App Store receipt payload, as the forge will encode it.
 ///
-/// Every field of the payload table in `receipt-format.md` §3 is here under the name the
+/// Every field of the payload table in `docs/receipt-format.md` §3.1 is here under the name the
 /// `ReceiptModel` decoder uses, so a minted receipt decodes back to the same values. `nil` leaves
 /// the attribute out; dates are written exactly as given (any RFC 3339 form, or `""`, which Apple
 /// uses for "absent"); `extraAttributes` carries undocumented or deliberately odd attributes.

@@ -7,13 +7,15 @@ public import ReceiptCrypto
 /// given. Every hostile container variant is one of these knobs: no signer, two signers,
 /// certificates left out or swapped, dishonest signed attributes.
 public struct SignedDataOptions: Sendable {
-    /// The digest each signer uses (SHA-1 for older Apple receipts, SHA-256 since 2023).
+    /// The digest each signer uses (SHA-1 in Apple receipts up to at least mid-2023, SHA-256 in later ones:
+    /// `docs/receipt-format.md` §1).
     public var digest: DigestAlgorithm
     /// The `SignerInfo`s, in order. Empty makes a receipt with no signer.
     public var signers: [SignerOptions]
     /// The `certificates` field, in order (Apple: leaf, intermediate, root). Empty omits the field.
     public var certificates: [ForgeCertificate]
-    /// `.indefinite` writes the outer structures with indefinite lengths, as real receipts' BER does.
+    /// `.indefinite` writes the outer structures with indefinite lengths, as Xcode's StoreKit Testing receipts
+    /// do (Apple-signed receipts use definite lengths: `docs/receipt-format.md` §1).
     public var lengthForm: DERWriter.LengthForm
     /// How the payload sits in `eContent`.
     public var eContentForm: EContentForm

@@ -1,9 +1,9 @@
 /// An instant in a receipt, with millisecond precision, parsed by hand from the RFC 3339 forms
 /// receipts use.
 ///
-/// Receipts write `2020-07-22T17:39:08Z`, `2020-07-22T18:33:15+0100`, `2020-07-22T18:33:15+01:00`
-/// and `2020-09-27T12:07:19.686Z`; the empty string means "absent" and is handled by the caller.
-/// A general date formatter was the top cost in a peer's profile, hence the hand-written parser.
+/// Real receipts write `2020-07-22T17:39:08Z` and `2020-07-22T18:33:15+0100` (`docs/receipt-format.md`
+/// §3.3); RFC 3339's `2020-07-22T18:33:15+01:00` and `2020-09-27T12:07:19.686Z` are accepted too. The
+/// empty string means "absent" and is handled by the caller. Parsed by hand: no Foundation formatter.
 public struct ReceiptDate: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Milliseconds since 1970-01-01T00:00:00Z, always within ``representableMilliseconds``.
     public let millisecondsSince1970: Int64

@@ -113,7 +113,7 @@ public final class VerifyReceiptClient: Sendable {
         return host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
-    /// Whether Apple asks to be asked again for this answer (receipt-format.md §4).
+    /// Whether Apple asks to be asked again for this answer (`docs/receipt-format.md` §4).
     public static func isRetryable(_ response: VerifyReceiptResponse) -> Bool {
         switch response.status {
         case 21002, 21005, 21009: true

@@ -20,7 +20,7 @@ public struct VerifyReceiptResponse: Sendable {
         case ios6
     }
 
-    /// verifyReceipt's `status` (receipt-format.md §4).
+    /// verifyReceipt's `status` (`docs/receipt-format.md` §4).
     public let status: Int
     /// `environment`: `Production` or `Sandbox` (absent in iOS 6 answers).
     public let environment: String?

@@ -4,7 +4,7 @@ public import ReceiptModel
 ///
 /// Apple builds this array from its own transaction history; locally only the receipt is known, so
 /// it holds the receipt's auto-renewable transactions and nothing that happened after the receipt's
-/// creation date (renewals, refunds, billing retry, grace periods: receipt-format.md §5).
+/// creation date (renewals, refunds, billing retry, grace periods: `docs/receipt-format.md` §5).
 ///
 /// Order: by `purchase_date` ascending, then by `transaction_id`. That is the order of Apple's real
 /// response in `../shared/receipts/rc-sampleapp-sandbox-2020.verifyReceipt.json` (oldest first,

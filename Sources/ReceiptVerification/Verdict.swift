@@ -62,7 +62,7 @@ public struct Verdict: Sendable, CustomStringConvertible {
             environment: nil, validationTime: validationTime, validationInstant: nil, chain: [])
     }
 
-    /// verifyReceipt's status for an outcome (receipt-format.md §4). 21007/21008 (wrong environment)
+    /// verifyReceipt's status for an outcome (`docs/receipt-format.md` §4). 21007/21008 (wrong environment)
     /// are a server's decision, not the verifier's.
     static func status(outcome: Outcome, reasons: [Reason]) -> Int {
         switch outcome {

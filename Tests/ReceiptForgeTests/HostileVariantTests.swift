@@ -125,7 +125,7 @@ import Testing
         #expect(
             certificates.contains { $0.subject.contains("Apple Worldwide Developer Relations Certification Authority") }
         )
-        // Apple Root CA's SHA-256 fingerprint (receipt-format.md §2): the lookalike must not have it.
+        // Apple Root CA's SHA-256 fingerprint (`docs/receipt-format.md` §2): the lookalike must not have it.
         let appleRoot = "b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024"
         #expect(!certificates.map { ByteString.hex($0.sha256Fingerprint) }.contains(appleRoot))
         #expect(certificates.contains { $0.extensionOIDs.contains("1.2.840.113635.100.6.11.1") })
