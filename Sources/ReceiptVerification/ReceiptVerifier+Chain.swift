@@ -32,6 +32,11 @@ extension ReceiptVerifier {
         if let reason = Self.sizeReason(signedData.certificates) {
             return ChainEvaluation(reasons: [reason])
         }
+        // Refuse keys before OpenSSL decodes them: decoding some keys costs more than any check.
+        let screened = signedData.certificates.enumerated().compactMap { position, der in
+            Self.keyReason(certificateDER: der, name: "embedded certificate \(position)", allowedBits: Self.appReceiptKeyBits)
+        }
+        guard screened.isEmpty else { return ChainEvaluation(reasons: screened) }
         var certificates: [Certificate] = []
         certificates.reserveCapacity(signedData.certificates.count)
         for (position, der) in signedData.certificates.enumerated() {
@@ -42,7 +47,7 @@ extension ReceiptVerifier {
                     reasons: [Reason(.receiptMalformed, "chain: embedded certificate \(position) does not parse: \(error)")])
             }
         }
-        // Bound what a hostile key can make one signature check cost, before OpenSSL checks any.
+        // OpenSSL's reading of the keys must agree with ours before it checks any signature with them.
         let keyReasons = certificates.compactMap { Self.keyReason($0, allowedBits: Self.appReceiptKeyBits) }
         guard keyReasons.isEmpty else { return ChainEvaluation(reasons: keyReasons) }
         guard let leaf = certificates.first(where: { Self.identifies(signer, $0) }) else {
@@ -124,8 +129,31 @@ extension ReceiptVerifier {
         return nil
     }
 
-    /// Why `certificate`'s key is not one an Apple receipt chain uses, if it is not: RSA with a modulus in
-    /// `allowedBits` and a public exponent of at most ``maximumExponentBits`` bits.
+    /// Why the key of the certificate `der` is not one an Apple receipt chain uses, read with this package's own
+    /// parser before OpenSSL decodes anything (``ReceiptModel/SubjectPublicKeyInfo``): `rsaEncryption` with a
+    /// modulus in `allowedBits` and a public exponent of at most ``maximumExponentBits`` bits.
+    static func keyReason(certificateDER der: ArraySlice<UInt8>, name: String, allowedBits: ClosedRange<Int>) -> Reason? {
+        let info: SubjectPublicKeyInfo
+        do {
+            info = try SubjectPublicKeyInfo(certificate: der)
+        } catch {
+            return Reason(.receiptMalformed, "chain: \(name) is not a certificate: \(error)")
+        }
+        guard let sizes = info.rsaSizes else {
+            return Reason(
+                .chainKeyRejected, "chain: \(name) has a \(info.algorithm) key; Apple signs receipts with RSA keys")
+        }
+        guard allowedBits.contains(sizes.modulusBits), sizes.exponentBits <= maximumExponentBits else {
+            return Reason(
+                .chainKeyRejected,
+                "chain: \(name) has a \(sizes.modulusBits)-bit RSA key with a \(sizes.exponentBits)-bit exponent; accepted are \(allowedBits.lowerBound)–\(allowedBits.upperBound) bits with an exponent of at most 65537"
+            )
+        }
+        return nil
+    }
+
+    /// The same bounds on the key as OpenSSL read it (``keyReason(certificateDER:name:allowedBits:)`` read it
+    /// first): the two readings must agree before a signature is checked with the key.
     static func keyReason(_ certificate: Certificate, allowedBits: ClosedRange<Int>) -> Reason? {
         let key = certificate.publicKey
         guard key.isRSA, let exponentBits = key.rsaPublicExponentBitCount else {

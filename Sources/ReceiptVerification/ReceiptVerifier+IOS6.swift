@@ -25,6 +25,12 @@ extension ReceiptVerifier {
             Self.verdict(reasons, environment: environment, validationTime: timePolicy, instant: instant, chain: chain)
         }
 
+        // Refuse the key before OpenSSL decodes it: decoding some keys costs more than any check.
+        if let reason = Self.keyReason(
+            certificateDER: receipt.signature.certificate[...], name: "the iOS 6 certificate", allowedBits: Self.iOS6KeyBits)
+        {
+            return finish([reason], chain: [])
+        }
         let certificate: Certificate
         do {
             certificate = try Certificate(derEncoded: receipt.signature.certificate[...])
