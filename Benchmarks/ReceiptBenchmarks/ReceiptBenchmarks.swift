@@ -5,7 +5,7 @@
 // Every benchmark does one operation per iteration, so wallClock is the cost of one receipt, throughput is
 // receipts per second and mallocCountTotal is allocations per receipt (the checked-in thresholds under
 // Thresholds/ guard the malloc counts only: times on a shared VM are not repeatable enough to gate on).
-// Names start with the suite: decode, linearity, verify, json, server, floor.
+// Names start with the suite: decode, linearity, verify, json, server, floor, hostile.
 
 import Benchmark
 import Foundation
@@ -194,4 +194,8 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
     } setup: {
         OpenSSLFloor(Inputs.decoded(Inputs.small))
     }
+
+    // MARK: hostile receipts against ordinary ones of the same size (HostileBenchmarks.swift)
+
+    hostileBenchmarks()
 }

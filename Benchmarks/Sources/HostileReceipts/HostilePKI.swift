@@ -46,8 +46,24 @@ public struct HostilePKI: Sendable {
         let maker = Maker(directory: directory)
         try maker.prepare(copyingFrom: repositoryRoot.appendingPathComponent("certs"))
         try maker.makeAll()
+        do {
+            try Data().write(to: directory.appendingPathComponent(completeMarker))
+        } catch {
+            throw HostileInputError("cannot write \(completeMarker): \(error)")
+        }
         return HostilePKI(pki: TestPKI(directory: directory))
     }
+
+    /// The PKI an earlier ``make(in:repositoryRoot:)`` left complete in `directory`, else a new one made there.
+    public static func reuseOrMake(in directory: URL, repositoryRoot: URL) throws(HostileInputError) -> HostilePKI {
+        if FileManager.default.fileExists(atPath: directory.appendingPathComponent(completeMarker).path) {
+            return HostilePKI(pki: TestPKI(directory: directory))
+        }
+        return try make(in: directory, repositoryRoot: repositoryRoot)
+    }
+
+    /// Written last by ``make(in:repositoryRoot:)``.
+    static let completeMarker = "complete"
 
     /// The steps, in one folder.
     private struct Maker {

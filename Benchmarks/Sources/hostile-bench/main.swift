@@ -3,7 +3,7 @@
 //
 //   swift run -c release --package-path Benchmarks --scratch-path .build-bench hostile-bench mint --out DIR
 //   … hostile-bench measure [--seconds S] [--only NAME,NAME]     verifier cost in-process (no server), one table
-//   … hostile-bench loop NAME [--seconds S]                      one receipt over and over, for perf/callgrind
+//   … hostile-bench loop NAME [--seconds S] [--out DIR]          one receipt over and over, for perf/callgrind
 //
 // `mint` writes DIR/pki (the throwaway certificates), DIR/NAME.receipt and DIR/NAME.json (the request body) for
 // every hostile receipt and its ordinary counterpart, and DIR/manifest.tsv. Nothing here belongs in the repository.
@@ -75,7 +75,8 @@ let scratch = output ?? FileManager.default.temporaryDirectory.appendingPathComp
 let pkiDirectory = scratch.appendingPathComponent("pki")
 let catalogue: HostileCatalogue
 do {
-    let pki = try HostilePKI.make(in: pkiDirectory, repositoryRoot: repositoryRoot)
+    // `--out` keeps the folder, and with it a PKI a later run may reuse (two 4,096-bit keys take seconds).
+    let pki = try HostilePKI.reuseOrMake(in: pkiDirectory, repositoryRoot: repositoryRoot)
     catalogue = try HostileCatalogue(pki: pki, repositoryRoot: repositoryRoot, only: only)
 } catch {
     fail("\(error)")
