@@ -19,6 +19,8 @@ let hostileSuite = ["ec-explicit-4certs", "rsa4096-partial-path"]
 let hostileCatalogue: HostileCatalogue = {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
         "receipt-benchmarks-hostile-\(getpid())")
+    // The receipts are minted into memory, so the certificates and keys are removed as soon as they are.
+    defer { try? FileManager.default.removeItem(at: directory) }
     do {
         let pki = try HostilePKI.make(in: directory, repositoryRoot: Inputs.repositoryRoot)
         return try HostileCatalogue(pki: pki, repositoryRoot: Inputs.repositoryRoot, only: Set(hostileSuite))
