@@ -37,6 +37,7 @@ let package = Package(
             name: "ReceiptBenchmarks",
             dependencies: [
                 "CBenchOpenSSL",
+                "HostileReceipts",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "BER", package: rootPackage),
                 .product(name: "ReceiptVerification", package: rootPackage),
@@ -47,6 +48,27 @@ let package = Package(
             path: "ReceiptBenchmarks",
             swiftSettings: swiftSettings,
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The most expensive receipts an attacker can make within the verifier's limits, and ordinary receipts of
+        // the same request size, minted with the forge over throwaway certificates (made at run time).
+        .target(
+            name: "HostileReceipts",
+            dependencies: [
+                .product(name: "ReceiptForge", package: rootPackage),
+                .product(name: "BER", package: rootPackage),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Mints them into a folder for scripts/bench-hostile (the server under wrk), or measures the verifier's
+        // cost of each in-process; `loop` repeats one for perf or callgrind.
+        .executableTarget(
+            name: "hostile-bench",
+            dependencies: [
+                "HostileReceipts",
+                .product(name: "ReceiptVerification", package: rootPackage),
+                .product(name: "ReceiptModel", package: rootPackage),
+            ],
+            swiftSettings: swiftSettings
         ),
         // A plain executable for what package-benchmark does not measure: 2-thread scaling of warm verification
         // against raw RSA on the same machine, and `--loop` runs of one operation for `perf record`.

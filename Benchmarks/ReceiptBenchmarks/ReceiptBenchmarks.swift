@@ -245,4 +245,8 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
     } setup: {
         OpenSSLFloor(Inputs.decoded(Inputs.small))
     }
+
+    // MARK: hostile receipts against ordinary ones of the same size (HostileBenchmarks.swift)
+
+    hostileBenchmarks()
 }

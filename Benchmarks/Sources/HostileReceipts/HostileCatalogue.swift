@@ -1,0 +1,199 @@
+public import Foundation
+import ReceiptForge
+
+/// The most expensive receipts an attacker can make within the verifier's limits, each paired with an ordinary
+/// receipt of the same request size, minted with the project's forge over a ``HostilePKI``.
+///
+/// A receipt that fails verification is never cached, so each of these pays the verifier's cold path on every
+/// request: `d2i_X509` of each embedded certificate, `X509_verify_cert`, the by-name issuer checks and the
+/// partial-path signature checks, then the CMS signature.
+public struct HostileCatalogue: Sendable {
+    /// The hostile receipts, in the order tables list them.
+    public let hostile: [HostileVariant]
+
+    /// The repository root (for `fixtures/descriptions` and `certs/`).
+    public let repositoryRoot: URL
+
+    /// Mints every hostile receipt; `pki` must have been made by ``HostilePKI/make(in:repositoryRoot:)``.
+    ///
+    /// - Parameter only: names to mint (all when empty); the 1 MiB BER receipt takes a moment.
+    public init(pki: HostilePKI, repositoryRoot: URL, only: Set<String> = []) throws(HostileInputError) {
+        self.repositoryRoot = repositoryRoot
+        let descriptions = repositoryRoot.appendingPathComponent("fixtures/descriptions")
+        let appReceipt = try Self.request(descriptions.appendingPathComponent("valid-sha256.json"))
+        let ios6 = try Self.request(descriptions.appendingPathComponent("ios6-valid.json"))
+        let names = HostilePKI.Name.self
+        let tomorrow = Self.rfc3339(Date().addingTimeInterval(86_400))
+
+        /// An app receipt of `certificates`, signed in `signer`'s name with `key`, created tomorrow (the
+        /// throwaway certificates are valid from today), its payload changed after signing when `tampered`.
+        func app(_ certificates: [String], signer: String, key: String, created: String? = nil, tampered: Bool = false)
+            -> MintRequest
+        {
+            var request = appReceipt
+            request.signing.certificates = certificates
+            request.signing.signers = [SignerPlan(certificate: signer, key: key)]
+            request.receipt?.creationDate = created ?? tomorrow
+            if tampered { request.tamper = Tamper(applicationVersion: "9.9.9") }
+            return request
+        }
+        func iOS6(certificate: String) -> MintRequest {
+            var request = ios6
+            // Version 3 blobs carry a 256-byte signature, so a 2,048-bit key signs whatever the certificate says.
+            request.signing.signers = [SignerPlan(certificate: certificate, key: "test-ios6-purchase-receipt")]
+            request.signing.certificates = [certificate]
+            return request
+        }
+
+        let genuine = ["test-leaf", "test-intermediate", "test-root"]
+        let recipes: [(String, String, () throws(HostileInputError) -> [UInt8])] = [
+            (
+                "genuine-chain-tampered",
+                "the test chain (3 × RSA-2048) with the payload changed after signing: d2i × 3, a complete path "
+                    + "(2 signatures), the CMS signature fails",
+                { () throws(HostileInputError) in
+                    try Self.mint(
+                        app(
+                            genuine, signer: "test-leaf", key: "test-leaf", created: "2025-06-15T09:30:00Z",
+                            tampered: true), pki)
+                }
+            ),
+            (
+                "genuine-chain-plus-junk",
+                "the same plus a self-issued ~4 KiB RSA-4096 certificate on no path",
+                { () throws(HostileInputError) in
+                    try Self.mint(
+                        app(
+                            genuine + [names.junk], signer: "test-leaf", key: "test-leaf",
+                            created: "2025-06-15T09:30:00Z", tampered: true), pki)
+                }
+            ),
+            (
+                "rsa4096-namesake-issuers",
+                "4 × ~4 KiB RSA-4096: a leaf whose issuer name three other certificates carry, none of which signed it "
+                    + "(3 by-name signature checks, then the CMS signature with the leaf's 4,096-bit key)",
+                { () throws(HostileInputError) in
+                    try Self.mint(
+                        app([names.namedLeaf] + names.namesakes, signer: names.namedLeaf, key: names.key4096), pki)
+                }
+            ),
+            (
+                "rsa4096-partial-path",
+                "4 × ~4 KiB RSA-4096 forming leaf ← 1 ← 2 ← 3, 3's issuer absent (3 partial-path signature checks, "
+                    + "the CMS signature verifies: inconclusive, chain.incomplete)",
+                { () throws(HostileInputError) in
+                    try Self.mint(app(names.partialPath, signer: names.partialPath[0], key: names.key4096), pki)
+                }
+            ),
+            (
+                "rsa2048-small-partial-path",
+                "the same shape with the smallest RSA-2048 certificates (~0.6 KB each): the most RSA work per byte",
+                { () throws(HostileInputError) in
+                    try Self.mint(app(names.smallPath, signer: names.smallPath[0], key: names.key2048), pki)
+                }
+            ),
+            (
+                "p224-compressed-4certs",
+                "4 small certificates with a compressed P-224 key (a named curve; refused as non-RSA after d2i)",
+                { () throws(HostileInputError) in
+                    try Self.mint(app(names.p224, signer: names.p224[0], key: "test-leaf"), pki)
+                }
+            ),
+            (
+                "ec-explicit-4certs",
+                "4 × ~0.5 KB certificates with explicit 661-bit prime-field curve parameters and compressed points "
+                    + "(p − 1 divisible by 2^652; refused as non-RSA after d2i)",
+                { () throws(HostileInputError) in
+                    try Self.mint(app(names.explicitCurve, signer: names.explicitCurve[0], key: "test-leaf"), pki)
+                }
+            ),
+            (
+                "ios6-rsa4096",
+                "an iOS 6 receipt whose certificate is a ~4 KiB RSA-4096 one",
+                { () throws(HostileInputError) in try Self.mint(iOS6(certificate: names.partialPath[0]), pki) }
+            ),
+            (
+                "ios6-ec-explicit",
+                "an iOS 6 receipt whose certificate is one of the explicit-curve ones",
+                { () throws(HostileInputError) in try Self.mint(iOS6(certificate: names.explicitCurve[0]), pki) }
+            ),
+            (
+                "ber-nested-indefinite-1MiB",
+                "a 1 MiB request: eContent as 27 nested indefinite-length OCTET STRINGs around ~390,000 empty "
+                    + "segments (rescanned at every level)",
+                { () throws(HostileInputError) in NestedIndefiniteReceipt.bytes(size: Self.largestReceipt) }
+            ),
+        ]
+        var hostile: [HostileVariant] = []
+        for (name, summary, make) in recipes where only.isEmpty || only.contains(name) {
+            hostile.append(HostileVariant(name: name, summary: summary, bytes: try make()))
+        }
+        self.hostile = hostile
+    }
+
+    /// The largest receipt whose request fits the server's default body limit of 1 MiB (base64 and the JSON
+    /// around it included).
+    public static let largestReceipt = ((1 << 20) - 20) / 4 * 3
+
+    /// An ordinary receipt whose request is at least as large as `variant`'s (the smallest such): the fixture
+    /// `valid-large-1200-purchases` (test chain, BER) with its purchase count chosen, valid and cacheable. A
+    /// variant smaller than the smallest ordinary receipt (no purchases) gets that one.
+    public func ordinary(matching variant: HostileVariant) throws(HostileInputError) -> HostileVariant {
+        let target = variant.requestBody.count
+        var base = try Self.request(
+            repositoryRoot.appendingPathComponent("fixtures/descriptions/valid-large-1200-purchases.json"))
+        let pki = TestPKI(directory: repositoryRoot.appendingPathComponent("certs"))
+        func mint(_ count: Int) throws(HostileInputError) -> HostileVariant {
+            base.generatedPurchases?.count = count
+            let bytes = try Self.mint(base, pki)
+            return HostileVariant(
+                name: "ordinary-for-\(variant.name)", summary: "valid, \(count) purchases, warm chain cache",
+                bytes: bytes)
+        }
+        var low = 0
+        var high = 1
+        var found = try mint(0)
+        guard found.requestBody.count < target else { return found }
+        while true {
+            found = try mint(high)
+            if found.requestBody.count >= target { break }
+            low = high
+            high *= 2
+        }
+        // Smallest count in (low, high] whose request reaches the target.
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if try mint(middle).requestBody.count >= target { high = middle } else { low = middle }
+        }
+        found = try mint(high)
+        // A request over the body limit would be refused unread: stay under it, a little smaller than the target.
+        if found.requestBody.count > 1 << 20 { found = try mint(high - 1) }
+        return found
+    }
+
+    static func request(_ url: URL) throws(HostileInputError) -> MintRequest {
+        do {
+            return try MintRequest(json: Data(contentsOf: url))
+        } catch {
+            throw HostileInputError("cannot read \(url.path): \(error)")
+        }
+    }
+
+    static func mint(_ request: MintRequest, _ pki: HostilePKI) throws(HostileInputError) -> [UInt8] {
+        try mint(request, pki.pki)
+    }
+
+    static func mint(_ request: MintRequest, _ pki: TestPKI) throws(HostileInputError) -> [UInt8] {
+        do {
+            return try request.mint(pki: pki)
+        } catch {
+            throw HostileInputError("minting failed: \(error)")
+        }
+    }
+
+    static func rfc3339(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+}
