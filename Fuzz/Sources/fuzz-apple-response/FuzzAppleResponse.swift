@@ -40,7 +40,7 @@ enum FuzzAppleResponse {
         Sink.consume(response.latestReceipt?.count)
         Sink.consume(response.pendingRenewalInfo.count)
         Sink.consume(response.unknownMembers.map(\.key))
-        Sink.consume(response.newestExpiry?.description)
+        Sink.consume(text(response.newestExpiry))
         for transaction in response.inApp + response.latestReceiptInfo { read(transaction) }
         Oracle.check(response.body == bytes, "apple response: body is not the bytes received")
 
@@ -59,11 +59,16 @@ enum FuzzAppleResponse {
         Sink.consume(transaction.productID)
         Sink.consume(transaction.transactionID)
         Sink.consume(transaction.originalTransactionID)
-        Sink.consume(transaction.purchaseDate?.description)
-        Sink.consume(transaction.expiresDate?.description)
-        Sink.consume(transaction.cancellationDate?.description)
+        Sink.consume(text(transaction.purchaseDate))
+        Sink.consume(text(transaction.expiresDate))
+        Sink.consume(text(transaction.cancellationDate))
         Sink.consume(transaction.isTrialPeriod)
         Sink.consume(transaction.json.members.count)
+    }
+
+    static func text(_ date: ReceiptDate?) -> String? {
+        guard !KnownIssue.isNearInt64MinDate(milliseconds: date?.millisecondsSince1970) else { return nil }
+        return date?.description
     }
 
     /// Parses `{"status":0,"receipt":OBJECT}` and returns the object.

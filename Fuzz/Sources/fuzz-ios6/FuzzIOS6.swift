@@ -65,9 +65,10 @@ enum FuzzIOS6 {
         Sink.consume(info.itemID)
         Sink.consume(info.webOrderLineItemID)
         Sink.consume(info.quantity)
-        Sink.consume(info.purchaseDate?.description)
-        Sink.consume(info.originalPurchaseDate?.description)
-        Sink.consume(info.expiresDate?.description)
-        Sink.consume(info.purchaseDate?.secondsSince1970)
+        for date in [info.purchaseDate, info.originalPurchaseDate, info.expiresDate] {
+            Sink.consume(date?.secondsSince1970)
+            guard !KnownIssue.isNearInt64MinDate(milliseconds: date?.millisecondsSince1970) else { continue }
+            Sink.consume(date?.description)
+        }
     }
 }

@@ -105,6 +105,7 @@ struct FuzzSeeds {
         try write(receipt.signature.certificate, "fuzz-ber", "\(stem).certificate")
         try write(plist, "fuzz-input", "\(stem).plist")
         try write(plist, "fuzz-verify", "\(stem).plist")
+        try write(receipt.purchaseInfoBytes, "fuzz-verify", "\(stem).purchase-info")
         try write(
             Self.object([("receipt-data", .text(String(decoding: text, as: UTF8.self)))]), "fuzz-request-json",
             "\(stem).verifyReceipt")

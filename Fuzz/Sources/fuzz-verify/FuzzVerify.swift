@@ -9,6 +9,9 @@ import ReceiptVerification
 // root (minted fixtures are signed by it, so mutants reach the chain, signature and policy checks), and every
 // answer is rendered: Apple's `receipt` JSON, the server's `/verifyReceipt` body (status-0 or status-only)
 // and its `/v1/verify` body. Time is fixed: the receipt's creation date, and a fixed instant.
+// Each input is also verified as the purchase-info of an iOS 6 receipt: base64-encoded into the plist of
+// fixtures/ios6-valid.b64 in place of its own, so the signature check, the policy and the renderers see
+// hostile purchase-info (dates, quantities, ids) without the fuzzer having to mutate through base64.
 //
 // Checked besides "does not trap":
 // - a new verifier per input (cold chain cache), verifying the same bytes twice: the verdict with a warm
@@ -24,7 +27,9 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
 @_cdecl("fuzz_verify_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    Sink.consume(FuzzVerify.anchors)  // loads the test root before the first input, failing early if it cannot
+    // Loads the test root and the iOS 6 fixture before the first input, failing early if they cannot be read.
+    Sink.consume(FuzzVerify.anchors)
+    Sink.consume(FuzzVerify.ios6Signature)
     return LibFuzzer.run(argc: argc, argv: argv, testOneInput: testOneInput)
 }
 
@@ -51,12 +56,44 @@ enum FuzzVerify {
         return anchors
     }()
 
+    /// The signature blob (base64 text) of fixtures/ios6-valid.b64; `FUZZ_IOS6_FIXTURE` names another file.
+    static let ios6Signature: String = {
+        let path =
+            ProcessInfo.processInfo.environment["FUZZ_IOS6_FIXTURE"]
+            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                "../../../fixtures/ios6-valid.b64"
+            ).standardized.path
+        guard let text = FileManager.default.contents(atPath: path),
+            case .success(.iOS6(let receipt)) = Result(catching: { () throws(ReceiptError) in
+                try ReceiptInput(bytes: [UInt8](text))
+            })
+        else { fatalError("fuzz-verify: \(path) is not an iOS 6 receipt") }
+        return receipt.entries["signature"] ?? ""
+    }()
+
     /// A policy that every fixture's bundle and version pass, so valid mutants reach each policy check.
     static let policy = ReceiptPolicy(
         acceptedBundleIDs: ["org.example.receiptforge.sample", "org.example.receiptforge.ios6"],
         minimumAppVersion: "1.2")
 
     static func run(_ bytes: [UInt8]) {
+        let ios6 = Array("{\n\t\"signature\" = \"\(ios6Signature)\";\n\t\"purchase-info\" = \"\(Base64.encode(bytes))\";\n}".utf8)
+        if !hitsKnownIssue(bytes) { verify(bytes) }
+        if !hitsKnownIssue(ios6) { verify(ios6) }
+    }
+
+    /// An iOS 6 receipt with a date the known `ReceiptDate.description` overflow traps on (see ``KnownIssue``).
+    static func hitsKnownIssue(_ bytes: [UInt8]) -> Bool {
+        guard case .success(.iOS6(let receipt)) = Result(catching: { () throws(ReceiptError) in
+            try ReceiptInput(bytes: bytes)
+        }) else { return false }
+        let info = receipt.purchaseInfo
+        return [info.purchaseDate, info.originalPurchaseDate, info.expiresDate].contains {
+            KnownIssue.isNearInt64MinDate(milliseconds: $0?.millisecondsSince1970)
+        }
+    }
+
+    static func verify(_ bytes: [UInt8]) {
         let verifier = ReceiptVerifier(
             configuration: .init(trustAnchors: anchors, validationTime: .receiptCreation, chainCacheCapacity: 4))
         let (input, cold) = verifier.decodeAndVerify(bytes[...])
