@@ -1,0 +1,89 @@
+import FuzzSupport
+import ReceiptModel
+import ReceiptServer
+
+// fuzz-request-json: the body of `POST /verifyReceipt` and `POST /v1/verify` as the routes read it:
+// `RequestJSON(parsing:)`, the members the routes take (`receipt-data`, `receipt_data`, `password`,
+// `exclude-old-transactions`), `V1Options(json:)`, `V1Options(query:)` with the string members as query
+// parameters, and the receipt data handed to `ReceiptInput` as the routes do before verifying.
+//
+// Checked besides "does not trap": the parsed members written back as JSON (`JSONWriter`) parse to the same
+// members (strings that are valid UTF-8; the writer repairs invalid UTF-8 by design).
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = LibFuzzer.bytes(data, size)
+    FuzzRequestJSON.run(bytes)
+    return 0
+}
+
+@_cdecl("fuzz_request_json_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    LibFuzzer.run(argc: argc, argv: argv, testOneInput: testOneInput)
+}
+
+enum FuzzRequestJSON {
+    static func run(_ bytes: [UInt8]) {
+        let json: RequestJSON
+        do {
+            json = try RequestJSON(parsing: bytes)
+        } catch {
+            Sink.consume(error.code)
+            return
+        }
+        for name in ["receipt-data", "receipt_data", "password"] {
+            switch Result(catching: { () throws(ServerError) in try json.string(name) }) {
+            case .success(let value?): decodeReceipt(value)
+            case .success(nil): break
+            case .failure(let error): Sink.consume(error.code)
+            }
+        }
+        for name in ["exclude-old-transactions", "exclude_old_transactions", "allow_remote"] {
+            Sink.consume(Result { () throws(ServerError) in try json.bool(name) })
+        }
+        Sink.consume(Result { () throws(ServerError) in try V1Options(json: json) })
+        var query: [(String, String)] = []
+        for (name, value) in json.members {
+            if case .string(let text) = value { query.append((name, String(decoding: text, as: UTF8.self))) }
+        }
+        Sink.consume(Result { () throws(ServerError) in try V1Options(query: query) })
+        checkRoundTrip(json)
+    }
+
+    static func decodeReceipt(_ data: [UInt8]) {
+        switch Result(catching: { () throws(ReceiptError) in try ReceiptInput(bytes: data) }) {
+        case .success(.appReceipt(let receipt)): Sink.consume(receipt.payload.inAppPurchases.count)
+        case .success(.iOS6(let receipt)): Sink.consume(receipt.purchaseInfo.entries.count)
+        case .failure(let error): Sink.consume(error.code)
+        }
+    }
+
+    static func checkRoundTrip(_ json: RequestJSON) {
+        var writer = JSONWriter()
+        var expected: [String: RequestJSON.Value] = [:]
+        writer.beginObject()
+        for (name, value) in json.members {
+            switch value {
+            case .string(let text):
+                guard String(validating: text, as: UTF8.self) != nil else { continue }
+                writer.field(name, utf8: text[...])
+            case .number(let text):
+                writer.key(name)
+                writer.raw(Array(text.utf8))
+            case .bool(let flag): writer.field(name, flag)
+            case .null:
+                writer.key(name)
+                writer.null()
+            case .composite: continue
+            }
+            expected[name] = value
+        }
+        writer.endObject()
+        do {
+            let again = try RequestJSON(parsing: writer.bytes)
+            Oracle.check(again.members == expected, "request JSON: members differ after writing them back")
+        } catch {
+            Oracle.check(false, "request JSON: members written back do not parse: \(error.reason)")
+        }
+    }
+}
