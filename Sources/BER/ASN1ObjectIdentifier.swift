@@ -22,7 +22,10 @@ public struct ASN1ObjectIdentifier: Hashable, Sendable, CustomStringConvertible 
         guard parts.count >= 2, let first = parts[0], let second = parts[1], first <= 2,
             first == 2 || second < 40
         else { return nil }
-        var arcs: [UInt64] = [first * 40 + second]
+        // X.690 §8.19.4: the first two arcs share one subidentifier; a second arc that does not fit is no identifier.
+        let (firstArc, overflow) = (first * 40).addingReportingOverflow(second)
+        guard !overflow else { return nil }
+        var arcs: [UInt64] = [firstArc]
         for part in parts.dropFirst(2) {
             guard let part else { return nil }
             arcs.append(part)

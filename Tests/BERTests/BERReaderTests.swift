@@ -2,6 +2,12 @@ import BER
 import Testing
 
 struct BERReaderTests {
+    /// Found by fuzz-ber: a second arc that cannot share the first subidentifier overflowed; it is no identifier.
+    @Test(arguments: ["2.18446744073709551615", "2.18446744073709551536", "1.40", "3.1", "1", "1.2.x"])
+    func dottedTextThatIsNoIdentifierIsNil(text: String) {
+        #expect(ASN1ObjectIdentifier(text) == nil)
+    }
+
     @Test func readsDefiniteLengthElementsAsSlicesOfTheInput() throws {
         let bytes: [UInt8] = [0x30, 0x06, 0x02, 0x01, 0x05, 0x04, 0x01, 0xAA]
         var reader = BERReader(bytes[...])

@@ -57,6 +57,16 @@ import Testing
         #expect(response.newestExpiry == ReceiptDate(clampingMillisecondsSince1970: 1_720_000_000_000))
     }
 
+    /// Found by fuzz-apple-response: a date Apple's answer could carry that is no instant used to trap when it
+    /// was compared or printed. It is now simply not a date.
+    @Test func aDateOutsideTheCalendarIsNoDate() throws {
+        let text =
+            #"{"status":0,"receipt":{"bundle_id":"b","in_app":[{"transaction_id":"1","expires_date_ms":"-9223372036854775808"}]},"latest_receipt_info":[{"expires_date_ms":"9223372036854775807","purchase_date_ms":"-9223372036854775808"}]}"#
+        let response = try VerifyReceiptResponse(body: Array(text.utf8))
+        #expect(response.newestExpiry == nil)
+        #expect(response.latestReceiptInfo.first?.purchaseDate == nil)
+    }
+
     @Test func readsIsRetryable() throws {
         let response = try VerifyReceiptResponse(body: Array(#"{"status":21150,"is-retryable":true}"#.utf8))
         #expect(response.isRetryable == true)
