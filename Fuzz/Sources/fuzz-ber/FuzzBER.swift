@@ -76,7 +76,8 @@ enum FuzzBER {
             "ber: element \(encoded.startIndex)..<\(encoded.endIndex) outside its parent \(bounds)")
         Oracle.check(
             content.startIndex >= encoded.startIndex && content.endIndex <= encoded.endIndex,
-            "ber: content \(content.startIndex)..<\(content.endIndex) outside encoded \(encoded.startIndex)..<\(encoded.endIndex)")
+            "ber: content \(content.startIndex)..<\(content.endIndex) outside encoded \(encoded.startIndex)..<\(encoded.endIndex)"
+        )
         Oracle.check(after > before, "ber: next() returned an element without advancing (\(before))")
         Oracle.check(encoded.startIndex == before && encoded.endIndex == after, "ber: encoded is not what was read")
         Oracle.check(element.offset == encoded.startIndex, "ber: offset differs from the start of encoded")

@@ -28,8 +28,10 @@ enum FuzzIOS6 {
     static func run(_ bytes: [UInt8]) {
         decode { () throws(ReceiptError) in try IOS6TransactionReceipt(plistText: bytes[...]) }
         decode { () throws(ReceiptError) in try IOS6TransactionReceipt(base64Encoded: bytes[...]) }
-        let outer = "{\n\t\"signature\" = \"\(Base64.encode(signatureBlob))\";\n\t\"purchase-info\" = \"\(Base64.encode(bytes))\";\n\t\"pod\" = \"100\";\n\t\"signing-status\" = \"0\";\n}"
-        decode { () throws(ReceiptError) in try IOS6TransactionReceipt(plistText: Array(outer.utf8)[...]) }
+        let outer = Array(
+            ("{\n\t\"signature\" = \"" + Base64.encode(signatureBlob) + "\";\n\t\"purchase-info\" = \""
+                + Base64.encode(bytes) + "\";\n\t\"pod\" = \"100\";\n\t\"signing-status\" = \"0\";\n}").utf8)
+        decode { () throws(ReceiptError) in try IOS6TransactionReceipt(plistText: outer[...]) }
         switch Result(catching: { () throws(ReceiptError) in try IOS6TransactionReceipt.Signature(blob: bytes) }) {
         case .success(let signature):
             Oracle.check(

@@ -85,9 +85,12 @@ enum FuzzReceipt {
             let count = parsed.receipt?["in_app"]?.arrayValue?.count
             Oracle.check(
                 count == payload.inAppPurchases.count,
-                "receipt JSON shows \(count.map(String.init) ?? "no") in_app entries for \(payload.inAppPurchases.count) purchases")
+                "receipt JSON shows \(count.map(String.init) ?? "no") in_app entries for \(payload.inAppPurchases.count) purchases"
+            )
         } catch {
-            Oracle.check(false, "receipt JSON does not parse: \(error.reason): \(String(decoding: json.prefix(300), as: UTF8.self))")
+            Oracle.check(
+                false,
+                "receipt JSON does not parse: \(error.reason): \(String(decoding: json.prefix(300), as: UTF8.self))")
         }
     }
 }

@@ -25,7 +25,8 @@ struct FuzzSeeds {
         }
         let fixtures = URL(fileURLWithPath: arguments[1])
         var seeds = FuzzSeeds(
-            output: URL(fileURLWithPath: arguments[2]), maximumSize: arguments.count == 4 ? Int(arguments[3]) ?? 65536 : 65536)
+            output: URL(fileURLWithPath: arguments[2]),
+            maximumSize: arguments.count == 4 ? Int(arguments[3]) ?? 65536 : 65536)
         let names = try FileManager.default.contentsOfDirectory(atPath: fixtures.path).sorted()
         for name in names where name.hasSuffix(".receipt") || name.hasSuffix(".b64") {
             let bytes = [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(name)))
