@@ -67,8 +67,7 @@ enum FuzzAppleResponse {
     }
 
     static func text(_ date: ReceiptDate?) -> String? {
-        guard !KnownIssue.isNearInt64MinDate(milliseconds: date?.millisecondsSince1970) else { return nil }
-        return date?.description
+        date?.description
     }
 
     /// Parses `{"status":0,"receipt":OBJECT}` and returns the object.
