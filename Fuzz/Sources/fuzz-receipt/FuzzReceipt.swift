@@ -23,7 +23,7 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
 
 enum FuzzReceipt {
     /// A fixed request date for the rendering (never the clock).
-    static let requestDate = ReceiptDate(millisecondsSince1970: 1_750_000_000_123)
+    static let requestDate = ReceiptDate(clampingMillisecondsSince1970: 1_750_000_000_123)
 
     static func run(_ bytes: [UInt8]) {
         do {

@@ -11,7 +11,7 @@ import ReceiptServer
 /// than MAX_BYTES (default 65536, the fuzz runs' `-max_len`) are left out.
 @main
 struct FuzzSeeds {
-    static let requestDate = ReceiptDate(millisecondsSince1970: 1_750_000_000_123)
+    static let requestDate = ReceiptDate(clampingMillisecondsSince1970: 1_750_000_000_123)
 
     let output: URL
     let maximumSize: Int

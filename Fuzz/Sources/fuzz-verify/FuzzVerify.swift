@@ -35,9 +35,9 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
 
 enum FuzzVerify {
     /// The receipts' creation instant in fixtures/ (2025-06-15T09:30:00Z), used as the fixed validation time.
-    static let fixedInstant = ReceiptDate(millisecondsSince1970: 1_749_979_800_000)
+    static let fixedInstant = ReceiptDate(clampingMillisecondsSince1970: 1_749_979_800_000)
     /// The "answered at" instant of the rendered bodies.
-    static let requestDate = ReceiptDate(millisecondsSince1970: 1_750_000_000_123)
+    static let requestDate = ReceiptDate(clampingMillisecondsSince1970: 1_750_000_000_123)
 
     /// Apple's pinned roots plus the test root, as `verify-local --root` loads it. `FUZZ_TEST_ROOT` names the
     /// file; by default certs/test-root.pem of the checkout this source file is in.
