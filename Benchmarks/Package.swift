@@ -56,6 +56,7 @@ let package = Package(
             dependencies: [
                 .product(name: "ReceiptForge", package: rootPackage),
                 .product(name: "BER", package: rootPackage),
+                .product(name: "ReceiptModel", package: rootPackage),
             ],
             swiftSettings: swiftSettings
         ),

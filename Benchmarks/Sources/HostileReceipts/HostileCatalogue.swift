@@ -1,12 +1,15 @@
 public import Foundation
 import ReceiptForge
+import ReceiptModel
 
 /// The most expensive receipts an attacker can make within the verifier's limits, each paired with an ordinary
 /// receipt of the same request size, minted with the project's forge over a ``HostilePKI``.
 ///
 /// A receipt that fails verification is never cached, so each of these pays the verifier's cold path on every
-/// request: `d2i_X509` of each embedded certificate, `X509_verify_cert`, the by-name issuer checks and the
-/// partial-path signature checks, then the CMS signature.
+/// request: the package's own reading of each embedded certificate's key, then `d2i_X509` of each,
+/// `X509_verify_cert`, the by-name issuer checks and the partial-path signature checks, then the CMS signature.
+/// The megabyte-sized ones instead make the decoder iterate over as many tiny elements as fit
+/// (``TinyElementReceipt``, ``NestedIndefiniteReceipt``).
 public struct HostileCatalogue: Sendable {
     /// The hostile receipts, in the order tables list them.
     public let hostile: [HostileVariant]
@@ -46,16 +49,16 @@ public struct HostileCatalogue: Sendable {
         }
 
         let genuine = ["test-leaf", "test-intermediate", "test-root"]
+        /// The test chain's receipt with its payload changed after signing: the chain ordinary traffic caches.
+        let tamperedGenuine = app(
+            genuine, signer: "test-leaf", key: "test-leaf", created: "2025-06-15T09:30:00Z", tampered: true)
         let recipes: [(String, String, () throws(HostileInputError) -> [UInt8])] = [
             (
                 "genuine-chain-tampered",
                 "the test chain (3 × RSA-2048) with the payload changed after signing: d2i × 3, a complete path "
                     + "(2 signatures), the CMS signature fails",
                 { () throws(HostileInputError) in
-                    try Self.mint(
-                        app(
-                            genuine, signer: "test-leaf", key: "test-leaf", created: "2025-06-15T09:30:00Z",
-                            tampered: true), pki)
+                    try Self.mint(tamperedGenuine, pki)
                 }
             ),
             (
@@ -94,7 +97,8 @@ public struct HostileCatalogue: Sendable {
             ),
             (
                 "p224-compressed-4certs",
-                "4 small certificates with a compressed P-224 key (a named curve; refused as non-RSA after d2i)",
+                "4 small certificates with a compressed P-224 key (a named curve): refused by the package's own key reader "
+                    + "before d2i_X509 (chain.key_rejected)",
                 { () throws(HostileInputError) in
                     try Self.mint(app(names.p224, signer: names.p224[0], key: "test-leaf"), pki)
                 }
@@ -102,7 +106,7 @@ public struct HostileCatalogue: Sendable {
             (
                 "ec-explicit-4certs",
                 "4 × ~0.5 KB certificates with explicit 661-bit prime-field curve parameters and compressed points "
-                    + "(p − 1 divisible by 2^652; refused as non-RSA after d2i)",
+                    + "(p − 1 divisible by 2^652; decoding one cost OpenSSL most of a second): refused before d2i_X509",
                 { () throws(HostileInputError) in
                     try Self.mint(app(names.explicitCurve, signer: names.explicitCurve[0], key: "test-leaf"), pki)
                 }
@@ -114,14 +118,68 @@ public struct HostileCatalogue: Sendable {
             ),
             (
                 "ios6-ec-explicit",
-                "an iOS 6 receipt whose certificate is one of the explicit-curve ones",
+                "an iOS 6 receipt whose certificate is one of the explicit-curve ones (refused before d2i_X509)",
                 { () throws(HostileInputError) in try Self.mint(iOS6(certificate: names.explicitCurve[0]), pki) }
             ),
             (
                 "ber-nested-indefinite-1MiB",
                 "a 1 MiB request: eContent as 27 nested indefinite-length OCTET STRINGs around ~390,000 empty "
-                    + "segments (rescanned at every level)",
+                    + "segments (rescanned at every level by the old reader; read once now)",
                 { () throws(HostileInputError) in NestedIndefiniteReceipt.bytes(size: Self.largestReceipt) }
+            ),
+            (
+                "certificates-16-tiny",
+                "genuine-chain-tampered with its certificates replaced by 16 empty SEQUENCEs, the most the "
+                    + "SignedData list cap (16) lets the decoder read; refused by count (chain.too_large) before any "
+                    + "is parsed",
+                { () throws(HostileInputError) in
+                    try TinyElementReceipt.replacingCertificates(
+                        in: try Self.mint(tamperedGenuine, pki),
+                        with: Array(repeating: [0x30, 0x00], count: SignedData.maximumListElements))
+                }
+            ),
+            (
+                "unknown-attributes-1MiB",
+                "a 1 MiB request: genuine-chain-tampered plus ~78,000 undocumented 10-byte top-level attributes, each "
+                    + "read by the fast attribute walk (no cap counts them); the digest covers them all, the "
+                    + "signature fails",
+                { () throws(HostileInputError) in
+                    try TinyElementReceipt.padded(
+                        tamperedGenuine, pki: pki.pki, size: Self.largestReceipt,
+                        element: TinyElementReceipt.unknownAttribute)
+                }
+            ),
+            (
+                "unknown-attributes-general-reader-1MiB",
+                "the same with one indefinite-length attribute first, so the general BER reader (a BERElement "
+                    + "per attribute and per field) reads the other ~78,000",
+                { () throws(HostileInputError) in
+                    try TinyElementReceipt.padded(
+                        tamperedGenuine, pki: pki.pki, size: Self.largestReceipt,
+                        lead: TinyElementReceipt.indefiniteUnknownAttribute,
+                        element: TinyElementReceipt.unknownAttribute)
+                }
+            ),
+            (
+                "empty-purchases-1MiB",
+                "a 1 MiB request: genuine-chain-tampered plus ~65,000 in-app purchases with no field (12 bytes each), "
+                    + "an InAppPurchase decoded for each; the signature fails",
+                { () throws(HostileInputError) in
+                    try TinyElementReceipt.padded(
+                        tamperedGenuine, pki: pki.pki, size: Self.largestReceipt,
+                        element: TinyElementReceipt.emptyPurchase)
+                }
+            ),
+            (
+                "empty-purchases-general-reader-1MiB",
+                "the same with one indefinite-length attribute first, so the general BER reader reads every purchase "
+                    + "before an InAppPurchase is decoded from it",
+                { () throws(HostileInputError) in
+                    try TinyElementReceipt.padded(
+                        tamperedGenuine, pki: pki.pki, size: Self.largestReceipt,
+                        lead: TinyElementReceipt.indefiniteUnknownAttribute,
+                        element: TinyElementReceipt.emptyPurchase)
+                }
             ),
         ]
         var hostile: [HostileVariant] = []

@@ -3,10 +3,11 @@ import BER
 /// A receipt whose eContent is a constructed OCTET STRING nested as deep as the BER reader allows, every level
 /// with an indefinite length, around as many empty segments (`04 00`) as fit in the size asked for.
 ///
-/// The reader finds the end of an indefinite-length element by parsing everything inside it, and does so again
-/// at every level it descends (ContentInfo, `[0]`, SignedData, encapContentInfo, `[0]`, then 27 string levels):
-/// about 32 scans of every segment before the segment limit refuses the string. A linear reader would scan them
-/// once. Nothing is signed; decoding never gets past eContent.
+/// The reader used to find the end of an indefinite-length element by parsing everything inside it, and did so
+/// again at every level it descended (ContentInfo, `[0]`, SignedData, encapContentInfo, `[0]`, then 27 string
+/// levels): about 32 scans of every segment before the segment limit refused the string. The reader is now linear
+/// in its input (`IndefiniteEnds`), so this measures that it stays so. Nothing is signed; decoding never gets past
+/// eContent.
 enum NestedIndefiniteReceipt {
     /// Constructed OCTET STRING levels: the innermost sits at depth 31, the deepest whose segments
     /// ``BERLimits/maximumDepth`` (32) still lets the reader open.
