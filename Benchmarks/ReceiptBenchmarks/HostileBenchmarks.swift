@@ -52,7 +52,7 @@ func hostileSetup(_ name: String, ordinary: Bool) -> Box<(verifier: ReceiptVerif
     } catch {
         fatalError("\(error)")
     }
-    let verdict = verifier.verify(receiptBytes: input.bytes)
+    let verdict = verifier.verify(input.bytes)
     guard (verdict.outcome == .valid) == ordinary else { fatalError("\(input.name) verified as \(verdict)") }
     return Box((verifier: verifier, bytes: input.bytes))
 }
@@ -63,7 +63,7 @@ func hostileBenchmarks() {
             let benchmarkName = ordinary ? "hostile-ordinary-same-size-as-\(name)" : "hostile-\(name)"
             Benchmark(benchmarkName, configuration: hostileConfiguration()) { benchmark, state in
                 for _ in benchmark.scaledIterations {
-                    blackHole(state.value.verifier.verify(receiptBytes: state.value.bytes))
+                    blackHole(state.value.verifier.verify(state.value.bytes))
                 }
             } setup: {
                 hostileSetup(name, ordinary: ordinary)

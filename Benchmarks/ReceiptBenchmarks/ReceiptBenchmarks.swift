@@ -64,7 +64,7 @@ final class Box<Value>: @unchecked Sendable {  // read by the benchmark's one me
 /// A verifier whose cache already holds `input`'s chain; stops the run unless the receipt is valid.
 func warmVerifier(for input: BenchInput) -> ReceiptVerifier {
     let verifier = ReceiptVerifier(configuration: .init(trustAnchors: Inputs.anchors))
-    let verdict = verifier.verify(receiptBytes: input.bytes)
+    let verdict = verifier.verify(input.bytes)
     guard verdict.outcome == .valid else { fatalError("\(input.name) does not verify: \(verdict)") }
     return verifier
 }
@@ -166,13 +166,13 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
     // MARK: verify (6 KB receipt): warm chain cache, already-decoded receipt, cold cache
 
     Benchmark("verify-warm-small", configuration: configuration(mallocTolerance: 2)) { benchmark, state in
-        for _ in benchmark.scaledIterations { blackHole(state.value.verifier.verify(receiptBytes: state.value.bytes)) }
+        for _ in benchmark.scaledIterations { blackHole(state.value.verifier.verify(state.value.bytes)) }
     } setup: {
         Box((verifier: warmVerifier(for: Inputs.small), bytes: Inputs.small.bytes))
     }
 
     Benchmark("verify-warm-large-79KB-187iap", configuration: configuration(mallocTolerance: 2)) { benchmark, state in
-        for _ in benchmark.scaledIterations { blackHole(state.value.verifier.verify(receiptBytes: state.value.bytes)) }
+        for _ in benchmark.scaledIterations { blackHole(state.value.verifier.verify(state.value.bytes)) }
     } setup: {
         Box((verifier: warmVerifier(for: Inputs.large), bytes: Inputs.large.bytes))
     }
@@ -188,7 +188,7 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
             // A new verifier each time: an empty chain cache, so every receipt parses its certificates and
             // runs X509_verify_cert, as a naive verifier would.
             let verifier = ReceiptVerifier(configuration: .init(trustAnchors: Inputs.anchors))
-            blackHole(verifier.verify(receiptBytes: bytes.value))
+            blackHole(verifier.verify(bytes.value))
         }
     } setup: {
         decodeSetup(.small)

@@ -128,7 +128,7 @@ extension AppleStandIn {
         var info = JSONWriter()
         info.beginObject()
         for (key, value) in receipt.purchaseInfo.entries.sorted(by: { $0.key < $1.key }) {
-            info.field(String(key.map { $0 == "-" ? "_" : $0 }), value)
+            info.field(IOS6TransactionReceipt.responseKey(key), value)
         }
         info.endObject()
         var writer = JSONWriter(capacity: info.bytes.count * 2 + receiptData.utf8.count + 256)

@@ -12,6 +12,11 @@
 /// `version ‖ purchase-info bytes` (``signedBytes``). Decoding is bounded in every dimension so hostile
 /// input fails with a ``ReceiptError`` and never traps.
 public struct IOS6TransactionReceipt: Sendable {
+    /// The key verifyReceipt shows for a purchase-info key: `_` for every `-` (`product-id` → `product_id`).
+    public static func responseKey(_ key: String) -> String {
+        String(key.map { $0 == "-" ? "_" : $0 })
+    }
+
     /// The most base64 or plist bytes accepted (real receipts are 2–4 KB).
     public static let maximumSize = 64 * 1024
     /// The most entries accepted in either property list.

@@ -22,12 +22,16 @@ public struct FallbackRequest: Sendable, CustomStringConvertible, CustomDebugStr
     public var policy: ReceiptPolicy?
     /// The verifyReceipt endpoint asked first (production by default, as Apple advises).
     public var startEnvironment: VerifyReceiptEnvironment
+    /// `false` forbids asking Apple for this call, whatever the verifier's configuration (a client may
+    /// only turn the fallback off, never on).
+    public var allowsRemote: Bool
 
     public init(
         password: String? = nil, excludeOldTransactions: Bool? = nil, subscriptionStateAt: ReceiptDate? = nil,
         validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil,
-        startEnvironment: VerifyReceiptEnvironment = .production
+        startEnvironment: VerifyReceiptEnvironment = .production, allowsRemote: Bool = true
     ) {
+        self.allowsRemote = allowsRemote
         self.password = password
         self.excludeOldTransactions = excludeOldTransactions
         self.subscriptionStateAt = subscriptionStateAt

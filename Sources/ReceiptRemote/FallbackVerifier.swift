@@ -15,8 +15,8 @@ public import ReceiptVerification
 ///
 /// ```swift
 /// let fallback = FallbackVerifier(verifier: ReceiptVerifier(), remote: try VerifyReceiptClient())
-/// let result = await fallback.verify(receiptBytes, request: FallbackRequest(password: secret))
-/// result.outcome; result.decidedBy; result.status
+/// let result = await fallback.verify(receiptData, request: FallbackRequest(password: secret))
+/// result.verdict.outcome; result.decidedBy; VerifyReceiptStatus.status(of: result)
 /// ```
 public final class FallbackVerifier: Sendable {
     /// The local verifier.
@@ -46,32 +46,38 @@ public final class FallbackVerifier: Sendable {
     ///     base64 text, iOS 6 plist text or its base64). Only the bytes decoded from it (its canonical bytes,
     ///     ``ReceiptModel/ReceiptInput/canonicalBytes(of:)``) are ever sent to Apple, base64-encoded.
     ///   - request: the shared secret, the instant for a subscription question, and overrides.
-    public func verify(_ receiptBytes: [UInt8], request: FallbackRequest = FallbackRequest()) async -> FallbackResult {
-        let (canonical, decoded, verdict) = verifyLocally(receiptBytes, request: request)
-        guard let trigger = Self.trigger(for: verdict, decoded: decoded, request: request) else {
-            return Self.local(verdict, decoded: decoded)
+    public func verify(_ receiptBytes: [UInt8], request: FallbackRequest = FallbackRequest()) async -> AttributedVerdict {
+        let (canonical, verdict) = verifyLocally(receiptBytes, request: request)
+        guard let trigger = Self.trigger(for: verdict, request: request) else {
+            return .local(verdict)
         }
-        guard let remote, let canonical else {
-            return Self.local(verdict, decoded: decoded, trigger: trigger)
+        guard let remote, request.allowsRemote, let canonical else {
+            return .local(verdict, trigger: trigger)
         }
         // Exactly the bytes verified above, never the client's wrapping of them (issue 10, class 2).
         let remoteRequest = VerifyReceiptRequest(
             receipt: canonical, password: request.password, excludeOldTransactions: request.excludeOldTransactions,
             startEnvironment: request.startEnvironment)
-        let result: FallbackResult
+        let result: AttributedVerdict
         do {
             let response = try await remote.verify(remoteRequest)
-            result = combine(verdict, decoded: decoded, trigger: trigger, response: response, request: request)
+            result = combine(verdict, trigger: trigger, response: response, request: request)
         } catch {
-            result = Self.unreachable(verdict, decoded: decoded, trigger: trigger, error: error)
+            result = Self.unreachable(verdict, trigger: trigger, error: error)
         }
         logger.debug(
             "remote fallback decided",
             metadata: [
-                "trigger": "\(trigger)", "outcome": "\(result.outcome)", "decided_by": "\(result.decidedBy)",
-                "status": "\(result.status)", "reason": "\(result.reason?.code.description ?? "-")",
+                "trigger": "\(trigger)", "outcome": "\(result.verdict.outcome)", "decided_by": "\(result.decidedBy)",
+                "status": "\(VerifyReceiptStatus.status(of: result))",
+                "reason": "\(result.verdict.reason?.code.description ?? "-")",
             ])
         return result
+    }
+
+    /// Verifies receipt text (verifyReceipt's `receipt-data`, iOS 6 plist text); see ``verify(_:request:)-([UInt8],_)``.
+    public func verify(_ text: String, request: FallbackRequest = FallbackRequest()) async -> AttributedVerdict {
+        await verify(Array(text.utf8), request: request)
     }
 
     // MARK: - Local
@@ -79,7 +85,7 @@ public final class FallbackVerifier: Sendable {
     /// Recognizes the bytes once, decodes and verifies what was recognized, and keeps those canonical
     /// bytes: they, and nothing else, are what Apple may be sent.
     private func verifyLocally(_ bytes: [UInt8], request: FallbackRequest)
-        -> (ReceiptInput.CanonicalBytes?, ReceiptInput?, Verdict)
+        -> (ReceiptInput.CanonicalBytes?, Verdict)
     {
         let canonical: ReceiptInput.CanonicalBytes
         let input: ReceiptInput
@@ -88,13 +94,13 @@ public final class FallbackVerifier: Sendable {
             input = try ReceiptInput(canonical: canonical)
         } catch {
             let time = request.validationTime ?? verifier.configuration.validationTime
-            return (nil, nil, Verdict.malformed(error, validationTime: time))
+            return (nil, Verdict.malformed(error, validationTime: time))
         }
-        return (canonical, input, verifier.verify(input, validationTime: request.validationTime, policy: request.policy))
+        return (canonical, verifier.verify(input, validationTime: request.validationTime, policy: request.policy))
     }
 
     /// The decision table's first half: does this local verdict go to Apple?
-    static func trigger(for verdict: Verdict, decoded: ReceiptInput?, request: FallbackRequest) -> FallbackTrigger? {
+    static func trigger(for verdict: Verdict, request: FallbackRequest) -> FallbackTrigger? {
         switch verdict.outcome {
         case .invalid:
             return nil
@@ -102,7 +108,7 @@ public final class FallbackVerifier: Sendable {
             return verdict.reason.map { .localInconclusive($0.code) }
         case .valid:
             guard let now = request.subscriptionStateAt, request.password != nil,
-                let expiry = newestExpiry(decoded), expiry < now
+                let expiry = newestExpiry(verdict.receipt), expiry < now
             else { return nil }
             return .subscriptionExpiredInReceipt(newestExpiry: expiry)
         }
@@ -117,47 +123,39 @@ public final class FallbackVerifier: Sendable {
         }
     }
 
-    static func local(_ verdict: Verdict, decoded: ReceiptInput?, trigger: FallbackTrigger? = nil) -> FallbackResult {
-        FallbackResult(
-            outcome: verdict.outcome, decidedBy: .local, status: verdict.status,
-            reasons: verdict.reasons.map(FallbackReason.init),
-            localVerdict: verdict, decoded: decoded, trigger: trigger, remoteResponse: nil, remoteError: nil)
-    }
-
     // MARK: - Combining
 
     /// Apple was needed but gave no usable answer: the local verdict stands, with the remote reason first.
-    static func unreachable(_ verdict: Verdict, decoded: ReceiptInput?, trigger: FallbackTrigger, error: RemoteError)
-        -> FallbackResult
-    {
-        var reasons = [FallbackReason(error)]
+    static func unreachable(_ verdict: Verdict, trigger: FallbackTrigger, error: RemoteError) -> AttributedVerdict {
+        var reasons = [Reason(error)]
         if case .subscriptionExpiredInReceipt(let expiry) = trigger {
             reasons.append(
-                FallbackReason(
+                Reason(
                     .subscriptionExpiredInReceipt,
                     "the receipt's newest expiry \(expiry) is before the instant asked about"))
         }
-        reasons += verdict.reasons.map(FallbackReason.init)
-        // An inconclusive receipt that Apple could not settle: "temporarily unable", try again later.
-        let status = verdict.outcome == .inconclusive ? 21005 : verdict.status
-        return FallbackResult(
-            outcome: verdict.outcome, decidedBy: .local, status: status, reasons: reasons, localVerdict: verdict,
-            decoded: decoded, trigger: trigger, remoteResponse: nil, remoteError: error)
+        return AttributedVerdict(
+            verdict: verdict.deciding(verdict.outcome, reasons: reasons + verdict.reasons, environment: verdict.environment),
+            decidedBy: .local, localVerdict: verdict, trigger: trigger, appleResponse: nil, remoteError: error)
     }
 
     /// The decision table's second half: what Apple's final answer means.
     func combine(
-        _ verdict: Verdict, decoded: ReceiptInput?, trigger: FallbackTrigger, response: VerifyReceiptResponse,
-        request: FallbackRequest
-    ) -> FallbackResult {
-        func result(_ outcome: Verdict.Outcome, _ decidedBy: DecisionSource, status: Int, _ reasons: [FallbackReason])
-            -> FallbackResult
-        {
-            FallbackResult(
-                outcome: outcome, decidedBy: decidedBy, status: status, reasons: reasons, localVerdict: verdict,
-                decoded: decoded, trigger: trigger, remoteResponse: response, remoteError: nil)
+        _ verdict: Verdict, trigger: FallbackTrigger, response: VerifyReceiptResponse, request: FallbackRequest
+    ) -> AttributedVerdict {
+        /// The local verdict stands; Apple's answer explains why it could not decide.
+        func stands(_ reason: Reason) -> AttributedVerdict {
+            AttributedVerdict(
+                verdict: verdict.deciding(verdict.outcome, reasons: [reason] + verdict.reasons, environment: verdict.environment),
+                decidedBy: .local, localVerdict: verdict, trigger: trigger, appleResponse: response, remoteError: nil)
         }
-        let localReasons = verdict.reasons.map(FallbackReason.init)
+        /// Apple decided; its environment replaces the local one when it names one.
+        func decided(_ outcome: Verdict.Outcome, _ reasons: [Reason]) -> AttributedVerdict {
+            let environment = response.effectiveEnvironment.flatMap(ReceiptEnvironment.init(rawValue:))
+            return AttributedVerdict(
+                verdict: verdict.deciding(outcome, reasons: reasons, environment: environment ?? verdict.environment),
+                decidedBy: .remote, localVerdict: verdict, trigger: trigger, appleResponse: response, remoteError: nil)
+        }
         // The subscription question only refreshes a receipt already proven genuine: Apple's answer adds
         // renewals when it says 0/21006, and never turns the local `valid` into anything else.
         let refreshing: Bool
@@ -166,46 +164,35 @@ public final class FallbackVerifier: Sendable {
         switch response.status {
         case 0, 21006:
             guard response.receipt != nil else {
-                let reason = FallbackReason(
-                    Code(RemoteError.Code.malformedResponse), "Apple answered \(response.status) without a `receipt`")
-                return result(
-                    verdict.outcome, .local, status: refreshing ? verdict.status : 21005, [reason] + localReasons)
+                return stands(
+                    Reason(Reason.Code(RemoteError.Code.malformedResponse), "Apple answered \(response.status) without a `receipt`"))
             }
-            if let mismatch = Self.receiptMismatch(decoded: decoded, response: response) {
-                return result(
-                    verdict.outcome, .local, status: refreshing ? verdict.status : 21005, [mismatch] + localReasons)
+            if let mismatch = Self.receiptMismatch(decoded: verdict.receipt, response: response) {
+                return stands(mismatch)
             }
             let policy = request.policy ?? verifier.configuration.policy
-            let policyReasons = Self.policyReasons(policy, decoded: decoded, response: response)
+            let policyReasons = Self.policyReasons(policy, decoded: verdict.receipt, response: response)
             guard policyReasons.isEmpty else {
-                return result(.invalid, .remote, status: 21003, policyReasons)
+                return decided(.invalid, policyReasons)
             }
             let notes =
                 response.status == 21006
-                ? [
-                    FallbackReason(
-                        .subscriptionExpired, "Apple: the receipt is genuine; its subscription has expired (21006)")
-                ]
+                ? [Reason(.remoteSubscriptionExpired, "Apple: the receipt is genuine; its subscription has expired (21006)")]
                 : []
-            return result(.valid, .remote, status: response.status, notes)
+            return decided(.valid, notes)
         case 21003, 21010:
-            let reason = FallbackReason(
-                .rejected, "Apple answered \(response.status): the receipt is not authenticated")
-            if refreshing { return result(verdict.outcome, .local, status: verdict.status, [reason] + localReasons) }
-            return result(.invalid, .remote, status: response.status, [reason] + localReasons)
+            let reason = Reason(.remoteRejected, "Apple answered \(response.status): the receipt is not authenticated")
+            if refreshing { return stands(reason) }
+            return decided(.invalid, [reason] + verdict.reasons)
         case 21004:
-            let reason = FallbackReason(.sharedSecretRejected, "Apple answered 21004: the shared secret does not match")
-            return result(verdict.outcome, .local, status: refreshing ? verdict.status : 21004, [reason] + localReasons)
+            return stands(Reason(.remoteSharedSecretRejected, "Apple answered 21004: the shared secret does not match"))
         case 21000:
-            let reason = FallbackReason(.requestRejected, "Apple answered 21000: it could not read the request")
-            return result(verdict.outcome, .local, status: refreshing ? verdict.status : 21005, [reason] + localReasons)
+            return stands(Reason(.remoteRequestRejected, "Apple answered 21000: it could not read the request"))
         default:
-            let reason = FallbackReason(.unexpectedStatus, "Apple answered the unexpected status \(response.status)")
-            return result(verdict.outcome, .local, status: refreshing ? verdict.status : 21005, [reason] + localReasons)
+            return stands(Reason(.remoteUnexpectedStatus, "Apple answered the unexpected status \(response.status)"))
         }
     }
 
-    private typealias Code = FallbackReason.Code
 
     /// Apple's answer must describe the receipt that was sent, or it says nothing about it: an endpoint
     /// that answers 0 to anything (a broken proxy, a stand-in, an impostor) must never vouch for a
@@ -217,8 +204,8 @@ public final class FallbackVerifier: Sendable {
     /// receipt, `receipt.transaction_id` equals the purchase-info's `transaction-id`.
     ///
     /// Messages give counts, never identifiers.
-    static func receiptMismatch(decoded: ReceiptInput?, response: VerifyReceiptResponse) -> FallbackReason? {
-        func mismatch(_ message: String) -> FallbackReason { FallbackReason(.receiptMismatch, message) }
+    static func receiptMismatch(decoded: ReceiptInput?, response: VerifyReceiptResponse) -> Reason? {
+        func mismatch(_ message: String) -> Reason { Reason(.remoteReceiptMismatch, message) }
         switch decoded {
         case nil:
             return mismatch("there is no decoded receipt to hold Apple's answer to")
@@ -269,14 +256,14 @@ public final class FallbackVerifier: Sendable {
     }
 
     /// Same bundle id on both sides; absent on either side is a mismatch.
-    static func bundleMismatch(local: String?, remote: String?) -> FallbackReason? {
+    static func bundleMismatch(local: String?, remote: String?) -> Reason? {
         guard let local, let remote else {
-            return FallbackReason(
-                .receiptMismatch,
+            return Reason(
+                .remoteReceiptMismatch,
                 local == nil ? "the receipt has no bundle id to compare with Apple's" : "Apple's answer has no bundle id")
         }
         guard local == remote else {
-            return FallbackReason(.receiptMismatch, "Apple's answer names bundle id \(remote), the receipt \(local)")
+            return Reason(.remoteReceiptMismatch, "Apple's answer names bundle id \(remote), the receipt \(local)")
         }
         return nil
     }
@@ -285,13 +272,11 @@ public final class FallbackVerifier: Sendable {
     /// locally decoded receipt (versions, device hash) in the environment of the endpoint that answered.
     static func policyReasons(
         _ policy: ReceiptPolicy, decoded: ReceiptInput?, response: VerifyReceiptResponse
-    ) -> [FallbackReason] {
-        var reasons: [FallbackReason] = []
+    ) -> [Reason] {
+        var reasons: [Reason] = []
         if let accepted = policy.acceptedBundleIDs, !accepted.contains(response.bundleID ?? "") {
             reasons.append(
-                FallbackReason(
-                    Reason(
-                        .policyBundleIDRejected, "policy: bundle id \(response.bundleID ?? "(none)") is not accepted")))
+                Reason(.policyBundleIDRejected, "policy: bundle id \(response.bundleID ?? "(none)") is not accepted"))
         }
         let environment = response.effectiveEnvironment.flatMap(ReceiptEnvironment.init(rawValue:))
         let local: [Reason]
@@ -301,7 +286,7 @@ public final class FallbackVerifier: Sendable {
         case nil: local = []
         }
         // The bundle id was checked against Apple's answer above; the rest comes from the receipt.
-        reasons += local.filter { $0.code != .policyBundleIDRejected }.map(FallbackReason.init)
+        reasons += local.filter { $0.code != .policyBundleIDRejected }
         return reasons
     }
 }

@@ -47,6 +47,12 @@ public struct RemoteError: CodedError {
         /// The calling task was cancelled.
         public static let cancelled = Code(.cancelled)
 
+        /// Every code.
+        static let all: [Code] = [
+            .unavailable, .timeout, .deadlineExceeded, .circuitOpen, .httpStatus, .malformedResponse,
+            .responseTooLarge, .retriesExhausted, .environmentLoop, .invalidConfiguration, .cancelled,
+        ]
+
         /// The code as a dotted string.
         public var description: String { kind.rawValue }
     }

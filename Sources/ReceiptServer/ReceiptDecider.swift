@@ -1,14 +1,17 @@
+public import ReceiptRemote
 public import ReceiptVerification
 
-/// Decides one receipt: locally (``LocalDecider``) or local-first with a fallback to Apple.
-///
-/// The server's routes depend only on this protocol, so the remote fallback (target `ReceiptRemote`)
-/// plugs in without touching them, and tests can script decisions (a slow one, a blocking one).
+/// What the routes ask to verify a receipt: `ReceiptRemote`'s ``ReceiptRemote/FallbackVerifier`` (local
+/// only when it has no remote client), or a test's scripted stand-in (a slow one, a blocking one).
 public protocol ReceiptDecider: Sendable {
-    /// Decides the receipt in `request`. Never throws: every outcome, including "Apple could not be
-    /// reached", is a value.
-    func decide(_ request: DecisionRequest) async -> Decision
+    /// Verifies `receiptData` as the client sent it. Never throws: every outcome, including "Apple could
+    /// not be reached", is a value.
+    func verify(_ receiptData: [UInt8], request: FallbackRequest) async -> AttributedVerdict
 
     /// The local verifier's chain-cache counters, for `/metrics`.
     var cacheStatistics: ChainCacheStatistics { get }
+}
+
+extension FallbackVerifier: ReceiptDecider {
+    public var cacheStatistics: ChainCacheStatistics { verifier.cacheStatistics }
 }

@@ -2,7 +2,8 @@ internal import HTTPTypes
 public import Hummingbird
 public import Logging
 import ReceiptModel
-import ReceiptVerification
+public import ReceiptRemote
+public import ReceiptVerification
 
 /// The server's routes and their handlers: Apple's verifyReceipt contract, the project's `/v1/verify`,
 /// `/health` and `/metrics`.
@@ -43,8 +44,8 @@ public struct ReceiptRoutes: Sendable {
 
     /// Adds every route to `router`.
     public func add(to router: Router<BasicRequestContext>) {
-        for endpoint in AppleEndpoint.allCases {
-            router.post(RouterPath(endpoint.path)) { request, _ in
+        for endpoint in [ReceiptEnvironment.production, .sandbox] {
+            router.post(RouterPath(Self.path(endpoint))) { request, _ in
                 await self.verifyReceipt(request, endpoint: endpoint)
             }
         }
@@ -65,9 +66,10 @@ public struct ReceiptRoutes: Sendable {
     /// `POST /verifyReceipt` and `POST /sandbox/verifyReceipt`: Apple's request and response bodies.
     /// Always HTTP 200 with a `status`, except 413 / 408 for bodies too large or too slow and 503
     /// (status 21005) when overloaded, so plain HTTP clients and proxies see those too.
-    public func verifyReceipt(_ request: Request, endpoint: AppleEndpoint) async -> Response {
+    public func verifyReceipt(_ request: Request, endpoint: ReceiptEnvironment) async -> Response {
         let started = ContinuousClock.now
-        var record = ServerMetrics.Record(endpoint: endpoint.path, httpStatus: 200, duration: .zero)
+        let path = Self.path(endpoint)
+        var record = ServerMetrics.Record(endpoint: path, httpStatus: 200, duration: .zero)
         defer {
             record.duration = ContinuousClock.now - started
             metrics.record(record)
@@ -77,8 +79,8 @@ public struct ReceiptRoutes: Sendable {
             record.appleStatus = status
             record.httpStatus = httpStatus
             logger.debug(
-                "refused", metadata: ["endpoint": "\(endpoint.path)", "code": "\(error.code)", "status": "\(status)"])
-            var response = Self.response(httpStatus, contentType: "application/json", body: VerifyReceiptResponse.status(status))
+                "refused", metadata: ["endpoint": "\(path)", "code": "\(error.code)", "status": "\(status)"])
+            var response = Self.response(httpStatus, contentType: "application/json", body: VerifyReceiptBody.status(status))
             if httpStatus == 503 { response.headers[.retryAfter] = "1" }
             return response
         }
@@ -106,84 +108,67 @@ public struct ReceiptRoutes: Sendable {
         }
         if let secret = configuration.sharedSecret, let password, !Self.constantTimeEquals(secret, password) {
             record.appleStatus = 21004
-            logger.debug("shared secret mismatch", metadata: ["endpoint": "\(endpoint.path)"])
-            return Self.response(200, contentType: "application/json", body: VerifyReceiptResponse.status(21004))
+            logger.debug("shared secret mismatch", metadata: ["endpoint": "\(path)"])
+            return Self.response(200, contentType: "application/json", body: VerifyReceiptBody.status(21004))
         }
         guard limiter.tryAcquire() else {
             return refuse(ServerError(.overloaded, "more than \(limiter.limit) requests in flight"), status: 21005, httpStatus: 503)
         }
         let now = configuration.clock()
-        let secret = password ?? configuration.sharedSecret
-        let decision = await decider.decide(
-            DecisionRequest(
-                receiptData: receiptData, password: secret, excludeOldTransactions: excludeOld, endpoint: endpoint,
-                validationTime: validationTime(now: now), subscriptionStateAt: password == nil ? nil : now))
+        let result = await decider.verify(
+            receiptData,
+            request: FallbackRequest(
+                password: password ?? configuration.sharedSecret, excludeOldTransactions: excludeOld ? true : nil,
+                subscriptionStateAt: password == nil ? nil : now, validationTime: validationTime(now: now),
+                startEnvironment: endpoint == .sandbox ? .sandbox : .production))
         limiter.release()
+        record.note(result)
 
-        record.outcome = decision.outcome
-        record.decidedBy = decision.decidedBy
-        record.remoteCall = decision.remoteCall
-
-        let status = environmentStatus(decision.status, environment: decision.environment, endpoint: endpoint)
+        let verdict = result.verdict
+        let local = VerifyReceiptStatus.status(of: result)
+        let status = VerifyReceiptStatus.status(
+            of: result, endpoint: endpoint, acceptsAnyEnvironment: configuration.acceptsAnyEnvironment)
         var headers: HTTPFields = [.contentType: "application/json"]
-        headers[Self.decidedByHeader] = decision.decidedBy.rawValue
+        headers[Self.decidedByHeader] = result.decidedBy.rawValue
         // A reason explains a refusal; a status-0 answer has none to give (a note such as the fallback's
-        // remote.subscription_expired stays in the decision, not in the header).
-        if status != 0, let reason = Self.reasonCode(decision, status: status) { headers[Self.reasonHeader] = reason }
+        // remote.subscription_expired stays in the verdict, not in the header). A valid receipt refused for
+        // its unknown environment is explained by the policy's environment code.
+        if status != 0 {
+            let reason = local == 0 && verdict.environment == nil ? Reason.Code.policyEnvironmentRejected : verdict.reason?.code
+            if let reason { headers[Self.reasonHeader] = reason.description }
+        }
 
         let responseBody: [UInt8]
-        if status != decision.status {
-            responseBody = VerifyReceiptResponse.status(status)
-        } else if let remote = decision.remote, remote.status == status {
+        if status != local {
+            responseBody = VerifyReceiptBody.status(status)
+        } else if result.decidedBy == .remote, let apple = result.appleResponse, apple.status == status {
             // Apple decided: its answer is passed through unchanged.
-            responseBody = remote.body
-        } else if status == 0, let environment = decision.environment,
-            case .success(.appReceipt(let receipt)) = decision.input
-        {
+            responseBody = apple.body
+        } else if status == 0, let environment = verdict.environment, case .appReceipt(let receipt)? = verdict.receipt {
             let latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: excludeOld)
-            responseBody = VerifyReceiptResponse.valid(
-                payload: receipt.payload, environment: environment,
+            responseBody = VerifyReceiptBody.valid(
+                payload: receipt.payload, environment: environment.rawValue,
                 requestDate: now, latestReceiptInfo: latest.isEmpty ? nil : latest,
                 // Apple returns latest_receipt for subscription receipts when given the shared secret.
                 latestReceipt: (password != nil && !latest.isEmpty) ? receiptData : nil)
         } else {
             // A local status 0 is only ever an app receipt; anything else cannot be vouched for here.
-            responseBody = VerifyReceiptResponse.status(status == 0 ? 21003 : status)
+            responseBody = VerifyReceiptBody.status(status == 0 ? 21003 : status)
         }
         record.appleStatus = status
         logger.debug(
             "answered",
             metadata: [
-                "endpoint": "\(endpoint.path)", "status": "\(status)", "outcome": "\(decision.outcome)",
-                "decided_by": "\(decision.decidedBy)", "reason": "\(decision.reasons.first?.code ?? "-")",
+                "endpoint": "\(path)", "status": "\(status)", "outcome": "\(verdict.outcome)",
+                "decided_by": "\(result.decidedBy)", "reason": "\(verdict.reason?.code.description ?? "-")",
             ])
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: responseBody)))
     }
 
-    /// 21007 for a sandbox (or Xcode) receipt on the production endpoint, 21008 for a production one on
-    /// the sandbox endpoint, as Apple answers; otherwise the verdict's status.
-    ///
-    /// A verified receipt whose environment is unknown (no receipt type, attribute 0) is 21003 on both
-    /// endpoints, `--accept-any-environment` or not: neither endpoint can say it belongs to it, and its
-    /// answer would need an `environment` this server does not know. Apple's receipts all carry a type.
-    func environmentStatus(_ status: Int, environment: String?, endpoint: AppleEndpoint) -> Int {
-        guard status == 0 else { return status }
-        guard let environment else { return 21003 }
-        guard !configuration.acceptsAnyEnvironment else { return status }
-        switch (endpoint, environment) {
-        case (.production, "Sandbox"), (.production, "Xcode"): return 21007
-        case (.sandbox, "Production"): return 21008
-        default: return 0
-        }
-    }
-
-    /// The `X-Receipt-Reason` of an answer that is not status 0: the decision's deciding reason, or, for a
-    /// valid receipt refused for its unknown environment, the policy's environment code.
-    static func reasonCode(_ decision: Decision, status: Int) -> String? {
-        if decision.status == 0, decision.environment == nil, status == 21003 {
-            return Reason.Code.policyEnvironmentRejected.description
-        }
-        return decision.reasons.first?.code
+    /// The route of a verifyReceipt endpoint: `/verifyReceipt` stands in for
+    /// `https://buy.itunes.apple.com/verifyReceipt`, `/sandbox/verifyReceipt` for the sandbox one.
+    public static func path(_ endpoint: ReceiptEnvironment) -> String {
+        endpoint == .production ? "/verifyReceipt" : "/sandbox/verifyReceipt"
     }
 
     func validationTime(now: ReceiptDate) -> ValidationTime {
@@ -264,29 +249,30 @@ public struct ReceiptRoutes: Sendable {
         guard limiter.tryAcquire() else {
             return refuse(ServerError(.overloaded, "more than \(limiter.limit) requests in flight"))
         }
-        let decision = await decider.decide(
-            DecisionRequest(
-                receiptData: receiptData, password: options.password ?? configuration.sharedSecret,
-                excludeOldTransactions: options.excludeOldTransactions, endpoint: .production, validationTime: time,
-                allowsRemote: options.allowsRemote, subscriptionStateAt: options.password == nil ? nil : now))
+        let result = await decider.verify(
+            receiptData,
+            request: FallbackRequest(
+                password: options.password ?? configuration.sharedSecret,
+                excludeOldTransactions: options.excludeOldTransactions ? true : nil,
+                subscriptionStateAt: options.password == nil ? nil : now, validationTime: time,
+                allowsRemote: options.allowsRemote))
         limiter.release()
         // Text that is not base64 is a transport mistake (HTTP 400), not a verdict about a receipt.
-        if !isRaw, decision.remote == nil, case .failure(let error) = decision.input, error.code == .invalidBase64 {
+        if !isRaw, result.decidedBy == .local, result.verdict.decodingError?.code == .invalidBase64 {
             return refuse(ServerError(.invalidBase64, "receipt_data is not base64 text"))
         }
 
-        record.outcome = decision.outcome
-        record.decidedBy = decision.decidedBy
-        record.remoteCall = decision.remoteCall
-        record.appleStatus = decision.status
+        record.note(result)
+        let status = VerifyReceiptStatus.status(of: result)
+        record.appleStatus = status
         logger.debug(
             "answered",
             metadata: [
-                "endpoint": "/v1/verify", "status": "\(decision.status)", "outcome": "\(decision.outcome)",
-                "decided_by": "\(decision.decidedBy)", "reason": "\(decision.reasons.first?.code ?? "-")",
+                "endpoint": "/v1/verify", "status": "\(status)", "outcome": "\(result.verdict.outcome)",
+                "decided_by": "\(result.decidedBy)", "reason": "\(result.verdict.reason?.code.description ?? "-")",
             ])
-        let body = VerifyResponse.render(
-            decision, status: decision.status, requestDate: now, excludeOldTransactions: options.excludeOldTransactions)
+        let body = VerdictJSON.response(
+            result, requestDate: now, excludeOldTransactions: options.excludeOldTransactions)
         return Self.response(200, contentType: "application/json", body: body)
     }
 

@@ -7,7 +7,7 @@ import ServiceLifecycle
 ///
 /// ```swift
 /// let verifier = ReceiptVerifier()
-/// let service = ReceiptService(configuration: .init(), decider: LocalDecider(verifier: verifier))
+/// let service = ReceiptService(configuration: .init(), decider: FallbackVerifier(verifier: verifier))
 /// try await service.run()
 /// ```
 public struct ReceiptService: Sendable {

@@ -1,4 +1,5 @@
 import Synchronization
+public import ReceiptRemote
 public import ReceiptVerification
 
 /// The server's counters and latency histogram, rendered in the Prometheus text exposition format
@@ -14,10 +15,10 @@ public final class ServerMetrics: Sendable {
         public var httpStatus: Int
         /// The verifyReceipt status answered, when the endpoint answers one.
         public var appleStatus: Int?
-        /// The local verdict's outcome, when a receipt was verified.
+        /// The outcome answered, when a receipt was verified.
         public var outcome: Verdict.Outcome?
         /// Who decided, when a receipt was verified.
-        public var decidedBy: Decision.DecidedBy?
+        public var decidedBy: AttributedVerdict.DecidedBy?
         /// The code of a refusal before verification (bad JSON, too large, overloaded, …).
         public var rejection: ServerError.Code?
         /// Apple's status when the fallback asked Apple, or `error` when the call failed.
@@ -29,6 +30,14 @@ public final class ServerMetrics: Sendable {
             self.endpoint = endpoint
             self.httpStatus = httpStatus
             self.duration = duration
+        }
+
+        /// Notes what verifying the receipt gave: the outcome, who decided, and Apple's status or the
+        /// remote failure's code when Apple was asked.
+        public mutating func note(_ result: AttributedVerdict) {
+            outcome = result.verdict.outcome
+            decidedBy = result.decidedBy
+            remoteCall = result.appleResponse.map { String($0.status) } ?? result.remoteError.map { $0.code.description }
         }
     }
 

@@ -153,10 +153,10 @@ struct ReceiptServerCommand: AsyncParsableCommand {
         let decider: any ReceiptDecider
         var remoteDescription = "off"
         if remoteOn {
-            let fallback: FallbackDecider
+            let fallback: FallbackVerifier
             let deadline = try seconds(remoteDeadline, "--remote-deadline", "RECEIPT_SERVER_REMOTE_DEADLINE", default: 30)
             do throws(ServerError) {
-                fallback = try FallbackDecider.apple(
+                fallback = try FallbackVerifier.apple(
                     verifier: verifier,
                     productionURL: appleProductionURL ?? env("RECEIPT_SERVER_APPLE_PRODUCTION_URL"),
                     sandboxURL: appleSandboxURL ?? env("RECEIPT_SERVER_APPLE_SANDBOX_URL"),
@@ -168,7 +168,7 @@ struct ReceiptServerCommand: AsyncParsableCommand {
             let urls = fallback.remoteURLs
             remoteDescription = "on (production \(urls?.production ?? "?"), sandbox \(urls?.sandbox ?? "?"))"
         } else {
-            decider = LocalDecider(verifier: verifier)
+            decider = FallbackVerifier(verifier: verifier)
         }
         logger.info(
             "starting",

@@ -1,6 +1,8 @@
 /// One check's finding in a ``Verdict``: a stable dotted ``code`` and a human ``message``.
 ///
-/// Callers and tests branch on `code`; `message` is for people and may change.
+/// Callers and tests branch on `code`; `message` is for people and may change. The codes below are the
+/// local verifier's; the remote fallback (`ReceiptRemote`) adds its own (`remote.*`), so that a verdict
+/// Apple helped decide has reasons of the same type.
 public struct Reason: Sendable, Hashable, CustomStringConvertible {
     /// A stable identifier of the check and what it found, e.g. `chain.leaf_marker_missing`.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -33,8 +35,10 @@ public struct Reason: Sendable, Hashable, CustomStringConvertible {
             case ios6ChainIncomplete = "ios6.chain_incomplete"
             case internalError = "verification.internal_error"
         }
-        private let kind: Kind
-        private init(_ kind: Kind) { self.kind = kind }
+        private let name: String
+        private init(_ kind: Kind) { name = kind.rawValue }
+        /// A code of a layer above this one (the remote fallback's `remote.*`); its owner documents it.
+        package init(layerCode name: String) { self.name = name }
 
         /// The RSA signature over the payload (or the signed attributes) does not verify with the signer's key.
         public static let signatureMismatch = Code(.signatureMismatch)
@@ -100,7 +104,7 @@ public struct Reason: Sendable, Hashable, CustomStringConvertible {
         public static let internalError = Code(.internalError)
 
         /// The code as a dotted string.
-        public var description: String { kind.rawValue }
+        public var description: String { name }
     }
 
     /// The stable code.

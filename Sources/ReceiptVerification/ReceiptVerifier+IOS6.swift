@@ -22,7 +22,9 @@ extension ReceiptVerifier {
         let environment: ReceiptEnvironment? = nil
         let instant = timePolicy.instant(creationDate: receipt.purchaseInfo.purchaseDate)
         func finish(_ reasons: [Reason], chain: [String]) -> Verdict {
-            Self.verdict(reasons, environment: environment, validationTime: timePolicy, instant: instant, chain: chain)
+            Self.verdict(
+                reasons, receipt: .iOS6(receipt), environment: environment, validationTime: timePolicy,
+                instant: instant, chain: chain)
         }
 
         // Refuse the key before OpenSSL decodes it: decoding some keys costs more than any check.

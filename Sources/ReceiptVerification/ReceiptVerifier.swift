@@ -10,8 +10,10 @@ internal import ReceiptCrypto
 ///
 /// ```swift
 /// let verifier = ReceiptVerifier()
-/// let verdict = verifier.verify(receiptBytes: bytes)
-/// if verdict.outcome == .valid { … }
+/// let verdict = verifier.verify(receiptData)          // [UInt8], ArraySlice, String or Data
+/// if case .appReceipt(let receipt)? = verdict.verifiedReceipt {
+///     for purchase in receipt.payload.inAppPurchases { … }
+/// }
 /// ```
 public final class ReceiptVerifier: Sendable {
     /// The configuration this verifier was made with.
@@ -34,33 +36,39 @@ public final class ReceiptVerifier: Sendable {
     /// Hits and misses of the verified-chain cache so far.
     public var cacheStatistics: ChainCacheStatistics { cache.statistics }
 
-    /// Verifies raw receipt bytes: a PKCS#7 app receipt, or an iOS 6 transaction receipt given as its
-    /// plist text or as base64 of it (what clients send).
+    /// Verifies a receipt as a client sends it: a PKCS#7 app receipt (DER or BER), base64 of it (white
+    /// space, quotes, a `data:` prefix and a byte-order mark allowed), or an iOS 6 transaction receipt as
+    /// plist text or base64 of it (``ReceiptModel/ReceiptInput`` recognizes the form). The bytes are
+    /// decoded once; the verdict carries what decoded.
     ///
-    /// Never throws: undecodable input is `invalid` with ``Reason/Code/receiptMalformed`` and status 21002.
+    /// Never throws: undecodable input is `invalid` with ``Reason/Code/receiptMalformed`` and the
+    /// decoder's error in ``Verdict/decodingError``.
     /// - Parameters:
     ///   - validationTime: overrides ``Configuration/validationTime`` for this call.
     ///   - policy: overrides ``Configuration/policy`` for this call.
     public func verify(
-        receiptBytes bytes: ArraySlice<UInt8>, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
+        _ bytes: ArraySlice<UInt8>, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
     ) -> Verdict {
-        decodeAndVerify(bytes, validationTime: validationTime, policy: policy).verdict
+        do throws(ReceiptError) {
+            return verify(try ReceiptInput(bytes: bytes), validationTime: validationTime, policy: policy)
+        } catch {
+            return Verdict.malformed(error, validationTime: validationTime ?? configuration.validationTime)
+        }
     }
 
-    /// Decodes raw receipt bytes once and verifies them, returning the decoded input too, for callers
-    /// that also render the receipt (the CLI, the server, the remote fallback).
-    ///
-    /// ``ReceiptInput`` recognizes every form a client sends: DER/BER, base64 with white space, quotes
-    /// or a `data:` prefix, iOS 6 plist text or its base64.
-    public func decodeAndVerify(
-        _ bytes: ArraySlice<UInt8>, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
-    ) -> (input: Result<ReceiptInput, ReceiptError>, verdict: Verdict) {
-        let timePolicy = validationTime ?? configuration.validationTime
-        let input = Result { () throws(ReceiptError) in try ReceiptInput(bytes: bytes) }
-        switch input {
-        case .success(let decoded): return (input, verify(decoded, validationTime: timePolicy, policy: policy))
-        case .failure(let error): return (input, Verdict.malformed(error, validationTime: timePolicy))
-        }
+    /// Verifies receipt bytes; see ``verify(_:validationTime:policy:)-(ArraySlice<UInt8>,_,_)``.
+    public func verify(
+        _ bytes: [UInt8], validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
+    ) -> Verdict {
+        verify(bytes[...], validationTime: validationTime, policy: policy)
+    }
+
+    /// Verifies receipt text, e.g. verifyReceipt's `receipt-data` (base64) or iOS 6 plist text; see
+    /// ``verify(_:validationTime:policy:)-(ArraySlice<UInt8>,_,_)``.
+    public func verify(
+        _ text: String, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
+    ) -> Verdict {
+        verify(Array(text.utf8)[...], validationTime: validationTime, policy: policy)
     }
 
     /// Verifies an already decoded receipt of either kind.
@@ -71,13 +79,6 @@ public final class ReceiptVerifier: Sendable {
         case .appReceipt(let receipt): verify(receipt, validationTime: validationTime, policy: policy)
         case .iOS6(let receipt): verify(receipt, validationTime: validationTime, policy: policy)
         }
-    }
-
-    /// Verifies raw receipt bytes; see ``verify(receiptBytes:validationTime:policy:)-(ArraySlice<UInt8>,_,_)``.
-    public func verify(
-        receiptBytes bytes: [UInt8], validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
-    ) -> Verdict {
-        verify(receiptBytes: bytes[...], validationTime: validationTime, policy: policy)
     }
 
     /// Verifies an already decoded app receipt.
@@ -99,7 +100,8 @@ public final class ReceiptVerifier: Sendable {
 
         func finish(_ reasons: [Reason], chain: [String] = []) -> Verdict {
             Self.verdict(
-                reasons, environment: environment, validationTime: timePolicy, instant: instant, chain: chain)
+                reasons, receipt: .appReceipt(receipt), environment: environment, validationTime: timePolicy,
+                instant: instant, chain: chain)
         }
 
         guard signedData.signerInfos.count == 1, let signer = signedData.signerInfos.first else {
@@ -157,20 +159,14 @@ public final class ReceiptVerifier: Sendable {
     /// leaves it open, else `valid`. Proving reasons come first, in the order found, so the first reason
     /// is the one that decided.
     static func verdict(
-        _ reasons: [Reason], environment: ReceiptEnvironment?, validationTime: ValidationTime,
+        _ reasons: [Reason], receipt: ReceiptInput, environment: ReceiptEnvironment?, validationTime: ValidationTime,
         instant: ReceiptDate?, chain: [String]
     ) -> Verdict {
-        if reasons.isEmpty {
-            return Verdict(
-                outcome: .valid, reasons: [], environment: environment, validationTime: validationTime,
-                validationInstant: instant, chain: chain)
-        }
         let proving = reasons.filter(proves)
-        let outcome: Verdict.Outcome = proving.isEmpty ? .inconclusive : .invalid
-        let ordered = proving + reasons.filter { !proves($0) }
+        let outcome: Verdict.Outcome = reasons.isEmpty ? .valid : (proving.isEmpty ? .inconclusive : .invalid)
         return Verdict(
-            outcome: outcome, reasons: ordered, environment: environment, validationTime: validationTime,
-            validationInstant: instant, chain: chain)
+            outcome: outcome, reasons: proving + reasons.filter { !proves($0) }, receipt: receipt,
+            environment: environment, validationTime: validationTime, validationInstant: instant, chain: chain)
     }
 
     /// Codes that leave the outcome open rather than prove the receipt false: the bytes at hand cannot

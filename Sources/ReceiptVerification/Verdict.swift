@@ -1,9 +1,15 @@
 public import ReceiptModel
 
-/// The result of verifying one receipt: an outcome, the reasons that decided it, and what was checked.
+/// The result of verifying one receipt: an outcome, the reasons that decided it, what was checked, and
+/// the receipt itself as far as it decoded.
 ///
 /// A value, never an error: only I/O while configuring throws. The first of ``reasons`` is the check
-/// that decided the outcome; later ones are further independent findings.
+/// that decided the outcome; later ones are further independent findings. A `valid` verdict always
+/// carries the receipt it vouches for (``verifiedReceipt``); `invalid` and `inconclusive` ones carry
+/// whatever decoded (``receipt``), or why nothing did (``decodingError``).
+///
+/// The verdict knows nothing of Apple's verifyReceipt `status` numbers: `ReceiptRemote`, the layer that
+/// speaks Apple's protocol, computes them (`VerifyReceiptStatus`).
 public struct Verdict: Sendable, CustomStringConvertible {
     /// Whether the receipt provably comes from Apple unmodified.
     public enum Outcome: String, Sendable, Hashable, CustomStringConvertible {
@@ -21,6 +27,10 @@ public struct Verdict: Sendable, CustomStringConvertible {
     public let outcome: Outcome
     /// Why; empty only when ``outcome`` is `valid`.
     public let reasons: [Reason]
+    /// The receipt as decoded, whatever the outcome; `nil` when the bytes did not decode.
+    public let receipt: ReceiptInput?
+    /// Why the bytes did not decode into a receipt; `nil` when they did.
+    public let decodingError: ReceiptError?
     /// Production, Sandbox or Xcode, when the receipt says (receipt type; Xcode when anchored at the
     /// StoreKit Testing certificate).
     public let environment: ReceiptEnvironment?
@@ -30,46 +40,47 @@ public struct Verdict: Sendable, CustomStringConvertible {
     public let validationInstant: ReceiptDate?
     /// The subjects (RFC 2253) of the certificate path, leaf first; empty when no path was built.
     public let chain: [String]
-    /// The equivalent verifyReceipt `status`: 0 valid, 21002 malformed receipt data, 21003 not
-    /// authenticated (every other invalid or inconclusive outcome).
-    public let status: Int
 
     /// The deciding reason, when the outcome is not `valid`.
     public var reason: Reason? { reasons.first }
     /// `true` when ``outcome`` is `valid`.
     public var isValid: Bool { outcome == .valid }
+    /// The receipt this verdict vouches for: the decoded receipt when ``outcome`` is `valid`, else `nil`.
+    public var verifiedReceipt: ReceiptInput? { outcome == .valid ? receipt : nil }
 
-    /// A verdict; ``status`` is derived from the outcome and the deciding reason.
+    /// A verdict about `receipt` (or about bytes that did not decode, with `decodingError`).
     public init(
-        outcome: Outcome, reasons: [Reason], environment: ReceiptEnvironment?, validationTime: ValidationTime,
-        validationInstant: ReceiptDate?, chain: [String]
+        outcome: Outcome, reasons: [Reason], receipt: ReceiptInput?, decodingError: ReceiptError? = nil,
+        environment: ReceiptEnvironment?, validationTime: ValidationTime, validationInstant: ReceiptDate?,
+        chain: [String]
     ) {
         self.outcome = outcome
         self.reasons = reasons
+        self.receipt = receipt
+        self.decodingError = decodingError
         self.environment = environment
         self.validationTime = validationTime
         self.validationInstant = validationInstant
         self.chain = chain
-        self.status = Self.status(outcome: outcome, reasons: reasons)
     }
 
     /// The verdict for bytes that cannot be decoded: provably not a receipt Apple signed, so
-    /// `invalid` with ``Reason/Code/receiptMalformed`` and verifyReceipt's status 21002.
+    /// `invalid` with ``Reason/Code/receiptMalformed``.
     public static func malformed(_ error: ReceiptError, validationTime: ValidationTime) -> Verdict {
         Verdict(
             outcome: .invalid,
             reasons: [Reason(.receiptMalformed, "receipt: cannot be decoded (\(error.code)): \(error.reason)")],
-            environment: nil, validationTime: validationTime, validationInstant: nil, chain: [])
+            receipt: nil, decodingError: error, environment: nil, validationTime: validationTime,
+            validationInstant: nil, chain: [])
     }
 
-    /// verifyReceipt's status for an outcome (`docs/receipt-format.md` §4). 21007/21008 (wrong environment)
-    /// are a server's decision, not the verifier's.
-    static func status(outcome: Outcome, reasons: [Reason]) -> Int {
-        switch outcome {
-        case .valid: 0
-        case .invalid where reasons.first?.code == .receiptMalformed: 21002
-        case .invalid, .inconclusive: 21003
-        }
+    /// This verdict with another outcome, reasons and environment: what a later judge (Apple, through the
+    /// remote fallback) made of the same receipt. The receipt, chain and validation facts stay.
+    public func deciding(_ outcome: Outcome, reasons: [Reason], environment: ReceiptEnvironment?) -> Verdict {
+        Verdict(
+            outcome: outcome, reasons: reasons, receipt: receipt, decodingError: decodingError,
+            environment: environment, validationTime: validationTime, validationInstant: validationInstant,
+            chain: chain)
     }
 
     public var description: String {

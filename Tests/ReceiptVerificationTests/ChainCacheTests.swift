@@ -8,10 +8,10 @@ struct ChainCacheTests {
     @Test func secondVerificationOfTheSameChainIsAHit() throws {
         let verifier = try VerificationTestData.fixtureVerifier()
         let bytes = try VerificationTestData.fixture("valid-sha256").bytes
-        #expect(verifier.verify(receiptBytes: bytes).outcome == .valid)
+        #expect(verifier.verify(bytes).outcome == .valid)
         #expect(verifier.cacheStatistics.hits == 0)
         #expect(verifier.cacheStatistics.misses == 1)
-        #expect(verifier.verify(receiptBytes: bytes).outcome == .valid)
+        #expect(verifier.verify(bytes).outcome == .valid)
         #expect(verifier.cacheStatistics.hits == 1)
         #expect(verifier.cacheStatistics.misses == 1)
         #expect(verifier.cacheStatistics.entries == 1)
@@ -19,30 +19,30 @@ struct ChainCacheTests {
 
     @Test func anotherReceiptThroughTheSameChainIsAHit() throws {
         let verifier = try VerificationTestData.fixtureVerifier()
-        #expect(verifier.verify(receiptBytes: try VerificationTestData.fixture("valid-sha256").bytes).isValid)
+        #expect(verifier.verify(try VerificationTestData.fixture("valid-sha256").bytes).isValid)
         // Same certificates, different payload and encoding.
-        #expect(verifier.verify(receiptBytes: try VerificationTestData.fixture("valid-ber-indefinite").bytes).isValid)
+        #expect(verifier.verify(try VerificationTestData.fixture("valid-ber-indefinite").bytes).isValid)
         #expect(verifier.cacheStatistics.hits == 1)
     }
 
     @Test func aTimeOutsideTheVerifiedWindowIsAMiss() throws {
         let verifier = try VerificationTestData.fixtureVerifier()
         let bytes = try VerificationTestData.fixture("valid-sha256").bytes
-        #expect(verifier.verify(receiptBytes: bytes).isValid)
+        #expect(verifier.verify(bytes).isValid)
         let late = try #require(ReceiptDate(rfc3339: "2039-01-01T00:00:00Z"))
-        let verdict = verifier.verify(receiptBytes: bytes, validationTime: .fixed(late))
+        let verdict = verifier.verify(bytes, validationTime: .fixed(late))
         #expect(verdict.reason?.code == .chainExpired)
         #expect(verifier.cacheStatistics.hits == 0)
         #expect(verifier.cacheStatistics.misses == 2)
         let inside = try #require(ReceiptDate(rfc3339: "2030-01-01T00:00:00Z"))
-        #expect(verifier.verify(receiptBytes: bytes, validationTime: .fixed(inside)).isValid)
+        #expect(verifier.verify(bytes, validationTime: .fixed(inside)).isValid)
         #expect(verifier.cacheStatistics.hits == 1)
     }
 
     @Test func failedChainsAreNotCached() throws {
         let verifier = try VerificationTestData.fixtureVerifier()
         let bytes = try VerificationTestData.fixture("leaf-without-marker").bytes
-        for _ in 0..<2 { #expect(verifier.verify(receiptBytes: bytes).reason?.code == .chainLeafMarkerMissing) }
+        for _ in 0..<2 { #expect(verifier.verify(bytes).reason?.code == .chainLeafMarkerMissing) }
         #expect(verifier.cacheStatistics.hits == 0)
         #expect(verifier.cacheStatistics.entries == 0)
     }
@@ -52,10 +52,10 @@ struct ChainCacheTests {
             configuration: .init(trustAnchors: try VerificationTestData.testPKIAnchors(), chainCacheCapacity: 1))
         let sha256 = try VerificationTestData.fixture("valid-sha256").bytes
         let withoutRoot = try VerificationTestData.fixture("valid-chain-without-root").bytes
-        #expect(verifier.verify(receiptBytes: sha256).isValid)
-        #expect(verifier.verify(receiptBytes: withoutRoot).isValid)
+        #expect(verifier.verify(sha256).isValid)
+        #expect(verifier.verify(withoutRoot).isValid)
         #expect(verifier.cacheStatistics.entries == 1)
-        #expect(verifier.verify(receiptBytes: sha256).isValid)
+        #expect(verifier.verify(sha256).isValid)
         #expect(verifier.cacheStatistics.misses == 3)
     }
 
@@ -64,7 +64,7 @@ struct ChainCacheTests {
     @Test func aCertificateChangedAwayFromItsTailIsAMiss() throws {
         let verifier = try VerificationTestData.fixtureVerifier()
         let original = try VerificationTestData.fixture("valid-sha256").bytes
-        #expect(verifier.verify(receiptBytes: original).isValid)
+        #expect(verifier.verify(original).isValid)
 
         // The leaf's subject, "…Test Receipt Signing": mid-certificate, far from its signature.
         let marker = Array("Test Receipt Signing".utf8)
@@ -72,21 +72,21 @@ struct ChainCacheTests {
             original.indices.first { original[$0...].starts(with: marker) })
         var altered = original
         altered[start] ^= 0x20  // 'T' -> 't': same length, same tail
-        let verdict = verifier.verify(receiptBytes: altered)
+        let verdict = verifier.verify(altered)
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .chainInvalidSignature)
         #expect(verifier.cacheStatistics.hits == 0)
         #expect(verifier.cacheStatistics.misses == 2)
 
         // The failed chain neither replaced nor poisoned the stored one.
-        #expect(verifier.verify(receiptBytes: original).isValid)
+        #expect(verifier.verify(original).isValid)
         #expect(verifier.cacheStatistics.hits == 1)
     }
 
     @Test func tamperedPayloadThroughACachedChainIsStillCaught() throws {
         let verifier = try VerificationTestData.fixtureVerifier()
-        #expect(verifier.verify(receiptBytes: try VerificationTestData.fixture("valid-sha256").bytes).isValid)
-        let verdict = verifier.verify(receiptBytes: try VerificationTestData.fixture("tampered-payload").bytes)
+        #expect(verifier.verify(try VerificationTestData.fixture("valid-sha256").bytes).isValid)
+        let verdict = verifier.verify(try VerificationTestData.fixture("tampered-payload").bytes)
         #expect(verdict.reason?.code == .signatureMismatch)
         #expect(verifier.cacheStatistics.hits == 1)
     }

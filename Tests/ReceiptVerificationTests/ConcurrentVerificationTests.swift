@@ -28,7 +28,7 @@ struct ConcurrentVerificationTests {
             for index in 0..<total {
                 group.addTask {
                     let input = cases[index % cases.count]
-                    let verdict = verifier.verify(receiptBytes: input.bytes)
+                    let verdict = verifier.verify(input.bytes)
                     return verdict.outcome == input.outcome && verdict.reason?.code == input.code ? 0 : 1
                 }
             }

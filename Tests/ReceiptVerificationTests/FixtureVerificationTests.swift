@@ -15,7 +15,7 @@ struct FixtureVerificationTests {
     @Test(arguments: VerificationTestData.fixtureNames)
     func fixtureGetsItsExpectedVerdict(name: String) throws {
         let fixture = try VerificationTestData.fixture(name)
-        let verdict = try VerificationTestData.fixtureVerifier().verify(receiptBytes: fixture.bytes)
+        let verdict = try VerificationTestData.fixtureVerifier().verify(fixture.bytes)
         #expect(verdict.outcome.rawValue == fixture.verdict, "\(verdict.reasons)")
         #expect(verdict.reason?.code.description == fixture.reason, "\(verdict.reasons)")
         if let time = fixture.validationTime, verdict.reason?.code != .receiptMalformed {
@@ -33,7 +33,7 @@ struct FixtureVerificationTests {
     @Test func validFixturesAreNeverValidWithoutTheTestRoot() throws {
         let verifier = ReceiptVerifier()
         for name in VerificationTestData.fixtureNames where name.hasPrefix("valid-") {
-            let verdict = verifier.verify(receiptBytes: try VerificationTestData.fixture(name).bytes)
+            let verdict = verifier.verify(try VerificationTestData.fixture(name).bytes)
             let embedsRoot = name != "valid-chain-without-root"
             #expect(verdict.outcome == (embedsRoot ? .invalid : .inconclusive), "\(name)")
             #expect(verdict.reason?.code == (embedsRoot ? .chainUntrustedRoot : .chainIncomplete), "\(name)")
@@ -44,13 +44,13 @@ struct FixtureVerificationTests {
     /// Apple's real root is also loaded from a file.
     @Test func lookalikeAppleChainIsNeverValid() throws {
         let bytes = try VerificationTestData.fixture("lookalike-apple-chain").bytes
-        let pinsOnly = ReceiptVerifier().verify(receiptBytes: bytes)
+        let pinsOnly = ReceiptVerifier().verify(bytes)
         #expect(pinsOnly.outcome == .invalid)
         #expect(pinsOnly.reason?.code == .chainUntrustedRoot)
         if SharedTestData.isAvailable {
             var anchors = TrustAnchors()
             try anchors.addRoots(fromPath: SharedTestData.certsDirectory.appendingPathComponent("AppleIncRootCertificate.cer").path)
-            let withRealRoot = ReceiptVerifier(configuration: .init(trustAnchors: anchors)).verify(receiptBytes: bytes)
+            let withRealRoot = ReceiptVerifier(configuration: .init(trustAnchors: anchors)).verify(bytes)
             #expect(withRealRoot.outcome == .invalid)
         }
     }
@@ -64,7 +64,7 @@ struct FixtureVerificationTests {
     @Test func garbageIsMalformedNotThrown() {
         let verifier = ReceiptVerifier()
         for bytes: [UInt8] in [[], [0x30], [0x30, 0x80, 0x00], Array("not a receipt".utf8), Array("{ a = b; }".utf8)] {
-            let verdict = verifier.verify(receiptBytes: bytes)
+            let verdict = verifier.verify(bytes)
             #expect(verdict.outcome == .invalid)
             #expect(verdict.reason?.code == .receiptMalformed)
             #expect(verdict.status == 21002)
@@ -100,7 +100,7 @@ struct HostileVariationTests {
             index += 1
         }
         try #require(replaced >= 1)
-        let verdict = try VerificationTestData.fixtureVerifier().verify(receiptBytes: bytes)
+        let verdict = try VerificationTestData.fixtureVerifier().verify(bytes)
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .signatureAlgorithmRejected)
     }
@@ -115,7 +115,7 @@ struct HostileVariationTests {
         let start = try #require(
             bytes.indices.reversed().first { bytes[$0...].starts(with: pkcs1Arc) })
         bytes[start + pkcs1Arc.count] = 0x0A
-        let verdict = try VerificationTestData.fixtureVerifier().verify(receiptBytes: bytes)
+        let verdict = try VerificationTestData.fixtureVerifier().verify(bytes)
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .signatureAlgorithmRejected)
     }
@@ -135,7 +135,7 @@ struct HostileVariationTests {
     @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
     func mutatedAppleReceiptsAreValidOnlyWhenTheSignedBytesSurvive() throws {
         let original = try SharedTestData.receiptBytes("aprv-purchasingexp-sandbox-2023-02")
-        #expect(ReceiptVerifier().verify(receiptBytes: original).outcome == .valid)
+        #expect(ReceiptVerifier().verify(original).outcome == .valid)
         // Apple's root is trusted because the receipt embeds it (pinned by fingerprint): all three are on the path.
         let outcomes = try Self.verifyMutants(
             of: original, using: ReceiptVerifier(), pathCertificates: 3, seed: 0x5EED_A991_E000_0001)
@@ -163,7 +163,7 @@ struct HostileVariationTests {
             case 1: bytes.remove(at: index)
             default: bytes.insert(UInt8(truncatingIfNeeded: next()), at: index)
             }
-            let verdict = verifier.verify(receiptBytes: bytes)
+            let verdict = verifier.verify(bytes)
             outcomes[verdict.outcome, default: 0] += 1
             guard verdict.outcome == .valid else { continue }
             // BER leaves room for harmless re-encodings (a length form, an unused tag bit); the signed
@@ -194,7 +194,7 @@ struct XcodeAnchorScopeTests {
         var anchors = TrustAnchors(pinnedFingerprints: [], allowsXcodeStoreKitTesting: true)
         anchors.xcodeTestingFingerprint = root.sha256Fingerprint
         let verifier = ReceiptVerifier(configuration: .init(trustAnchors: anchors))
-        let verdict = verifier.verify(receiptBytes: try VerificationTestData.fixture("valid-sha256").bytes)
+        let verdict = verifier.verify(try VerificationTestData.fixture("valid-sha256").bytes)
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .chainUntrustedRoot)
     }

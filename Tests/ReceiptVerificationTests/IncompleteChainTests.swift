@@ -31,14 +31,14 @@ struct IncompleteChainTests {
         ("tampered-payload", .signatureMismatch),
     ])
     func provableFailuresStayInvalidWithoutTheRoot(name: String, code: Reason.Code) throws {
-        let verdict = ReceiptVerifier().verify(receiptBytes: try Self.withoutRoot(name))
+        let verdict = ReceiptVerifier().verify(try Self.withoutRoot(name))
         // The provable finding decides; an incomplete chain may still be listed after it (tampered-payload's is).
         #expect(verdict.outcome == .invalid, "\(verdict.reasons)")
         #expect(verdict.reason?.code == code, "\(verdict.reasons)")
     }
 
     @Test func aSoundPartialPathIsIncomplete() throws {
-        let verdict = ReceiptVerifier().verify(receiptBytes: try Self.withoutRoot("valid-sha256"))
+        let verdict = ReceiptVerifier().verify(try Self.withoutRoot("valid-sha256"))
         #expect(verdict.outcome == .inconclusive)
         #expect(verdict.reasons.map(\.code) == [.chainIncomplete])
         #expect(verdict.status == 21003)
@@ -48,7 +48,7 @@ struct IncompleteChainTests {
     @Test func validityIsCheckedOnThePartialPath() throws {
         let bytes = try Self.withoutRoot("valid-sha256")
         let late = try #require(ReceiptDate(rfc3339: "2036-01-01T00:00:00Z"))
-        let verdict = ReceiptVerifier().verify(receiptBytes: bytes, validationTime: .fixed(late))
+        let verdict = ReceiptVerifier().verify(bytes, validationTime: .fixed(late))
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .chainExpired)
     }

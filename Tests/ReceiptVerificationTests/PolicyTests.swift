@@ -33,14 +33,14 @@ struct PolicyTests {
     @Test func appVersionPolicyOnAFixture() throws {
         let verifier = try VerificationTestData.fixtureVerifier()
         let bytes = try VerificationTestData.fixture("valid-sha256").bytes  // application version 1.4.2
-        #expect(verifier.verify(receiptBytes: bytes, policy: ReceiptPolicy(minimumAppVersion: "1.4")).isValid)
-        #expect(verifier.verify(receiptBytes: bytes, policy: ReceiptPolicy(minimumAppVersion: "1.4.2")).isValid)
-        #expect(verifier.verify(receiptBytes: bytes, policy: ReceiptPolicy(expectedAppVersion: "1.4.2.0")).isValid)
+        #expect(verifier.verify(bytes, policy: ReceiptPolicy(minimumAppVersion: "1.4")).isValid)
+        #expect(verifier.verify(bytes, policy: ReceiptPolicy(minimumAppVersion: "1.4.2")).isValid)
+        #expect(verifier.verify(bytes, policy: ReceiptPolicy(expectedAppVersion: "1.4.2.0")).isValid)
         #expect(
-            verifier.verify(receiptBytes: bytes, policy: ReceiptPolicy(minimumAppVersion: "1.10")).reason?.code
+            verifier.verify(bytes, policy: ReceiptPolicy(minimumAppVersion: "1.10")).reason?.code
                 == .policyAppVersionRejected)
         #expect(
-            verifier.verify(receiptBytes: bytes, policy: ReceiptPolicy(expectedAppVersion: "1.4.3")).reason?.code
+            verifier.verify(bytes, policy: ReceiptPolicy(expectedAppVersion: "1.4.3")).reason?.code
                 == .policyAppVersionRejected)
     }
 

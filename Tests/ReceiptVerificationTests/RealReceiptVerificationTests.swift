@@ -37,7 +37,7 @@ struct RealReceiptVerificationTests {
 
     @Test(arguments: VerificationTestData.xcodeReceipts)
     func xcodeReceiptIsUntrustedByDefault(name: String) throws {
-        let verdict = Self.verifier.verify(receiptBytes: try SharedTestData.receiptBytes(name))
+        let verdict = Self.verifier.verify(try SharedTestData.receiptBytes(name))
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .chainUntrustedRoot)
     }
@@ -45,7 +45,7 @@ struct RealReceiptVerificationTests {
     @Test(arguments: VerificationTestData.xcodeReceipts)
     func xcodeReceiptIsValidWhenXcodeIsAllowed(name: String) throws {
         let verifier = ReceiptVerifier(configuration: .init(trustAnchors: TrustAnchors(allowsXcodeStoreKitTesting: true)))
-        let verdict = verifier.verify(receiptBytes: try SharedTestData.receiptBytes(name))
+        let verdict = verifier.verify(try SharedTestData.receiptBytes(name))
         #expect(verdict.outcome == .valid, "\(verdict.reasons)")
         #expect(verdict.environment == .xcode)
         #expect(verdict.chain.count == 1)
@@ -56,7 +56,7 @@ struct RealReceiptVerificationTests {
             configuration: .init(
                 trustAnchors: TrustAnchors(allowsXcodeStoreKitTesting: true),
                 policy: ReceiptPolicy(acceptedEnvironments: [.production, .sandbox])))
-        let verdict = verifier.verify(receiptBytes: try SharedTestData.receiptBytes("tpi-cyclemaps-xcode-2020"))
+        let verdict = verifier.verify(try SharedTestData.receiptBytes("tpi-cyclemaps-xcode-2020"))
         #expect(verdict.reason?.code == .policyEnvironmentRejected)
     }
 
@@ -92,7 +92,7 @@ struct RealReceiptVerificationTests {
         let wrongBundle = Self.verifier.verify(
             receiptBytes: bytes, policy: ReceiptPolicy(acceptedBundleIDs: ["com.example.other"]))
         #expect(wrongBundle.reason?.code == .policyBundleIDRejected)
-        let tooOld = Self.verifier.verify(receiptBytes: bytes, policy: ReceiptPolicy(minimumAppVersion: "1.0.1"))
+        let tooOld = Self.verifier.verify(bytes, policy: ReceiptPolicy(minimumAppVersion: "1.0.1"))
         #expect(tooOld.reason?.code == .policyAppVersionRejected)
         let sandboxOnlyProduction = Self.verifier.verify(
             receiptBytes: bytes, policy: ReceiptPolicy(acceptedEnvironments: [.production]))
@@ -105,7 +105,7 @@ struct RealReceiptVerificationTests {
         // Flip a byte inside the opaque value (attribute 4): still decodes, no longer matches the signature.
         let opaque = try #require(receipt.payload.opaqueValue)
         bytes[opaque.startIndex] ^= 0xFF
-        let verdict = Self.verifier.verify(receiptBytes: bytes)
+        let verdict = Self.verifier.verify(bytes)
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .signatureMismatch)
     }
@@ -122,7 +122,7 @@ struct RealReceiptVerificationTests {
     @Test func realIOS6ReceiptIsInconclusive() throws {
         let bytes = try SharedTestData.bytes(
             at: SharedTestData.receiptsDirectory.appendingPathComponent("ios6/ios6-venice-sample.b64"))
-        let verdict = Self.verifier.verify(receiptBytes: bytes)
+        let verdict = Self.verifier.verify(bytes)
         #expect(verdict.outcome == .inconclusive)
         #expect(verdict.reason?.code == .ios6ChainIncomplete)
         // The plist's environment entry is unsigned, so the local verdict does not vouch for one.
@@ -139,7 +139,7 @@ struct RealReceiptVerificationTests {
         info[info.count / 2] ^= 0x01
         entries["purchase-info"] = Data(info).base64EncodedString()
         let text = "{" + entries.map { "\"\($0.key)\" = \"\($0.value)\";" }.joined() + "}"
-        let verdict = Self.verifier.verify(receiptBytes: Array(text.utf8))
+        let verdict = Self.verifier.verify(Array(text.utf8))
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .ios6SignatureMismatch)
     }

@@ -27,7 +27,7 @@ struct SoundnessTests {
     func digestsAppleNeverUsesAreInvalid(digest: String) throws {
         var request = try Self.request("valid-sha256")
         request.signing.digest = digest
-        let verdict = try Self.verifier().verify(receiptBytes: request.mint(pki: Self.pki))
+        let verdict = try Self.verifier().verify(request.mint(pki: Self.pki))
         #expect(verdict.outcome == .invalid, "\(verdict.reasons)")
         #expect(verdict.reason?.code == .signatureAlgorithmRejected)
     }
@@ -41,7 +41,7 @@ struct SoundnessTests {
         let pkcs1Arc: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01]
         let start = try #require(bytes.indices.reversed().first { bytes[$0...].starts(with: pkcs1Arc) })
         bytes[start + pkcs1Arc.count] = 0x0B  // sha256WithRSAEncryption under a SHA-1 digest
-        let verdict = try Self.verifier().verify(receiptBytes: bytes)
+        let verdict = try Self.verifier().verify(bytes)
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .signatureAlgorithmRejected)
     }
@@ -59,7 +59,7 @@ struct SoundnessTests {
     func forgeriesWithoutACreationDateAreInvalid(name: String, code: Reason.Code) throws {
         var request = try Self.request(name)
         request.receipt?.creationDate = nil
-        let verdict = try Self.verifier().verify(receiptBytes: request.mint(pki: Self.pki))
+        let verdict = try Self.verifier().verify(request.mint(pki: Self.pki))
         #expect(verdict.outcome == .invalid, "\(verdict.reasons)")
         #expect(verdict.reason?.code == code, "\(verdict.reasons)")
         #expect(verdict.reasons.contains { $0.code == .chainValidationTimeUnavailable })
@@ -70,7 +70,7 @@ struct SoundnessTests {
     @Test func aSoundReceiptWithoutACreationDateIsInconclusive() throws {
         var request = try Self.request("valid-sha256")
         request.receipt?.creationDate = nil
-        let verdict = try Self.verifier().verify(receiptBytes: request.mint(pki: Self.pki))
+        let verdict = try Self.verifier().verify(request.mint(pki: Self.pki))
         #expect(verdict.outcome == .inconclusive)
         #expect(verdict.reasons.map(\.code) == [.chainValidationTimeUnavailable])
     }
@@ -151,7 +151,7 @@ struct SoundnessTests {
         // The receipt is signed with the ordinary test key, in the hostile certificate's name.
         request.signing.signers = [SignerPlan(certificate: "hostile-leaf", key: "test-leaf")]
         request.signing.certificates = ["hostile-leaf", "test-intermediate", "test-root"]
-        let verdict = try Self.verifier().verify(receiptBytes: request.mint(pki: pki))
+        let verdict = try Self.verifier().verify(request.mint(pki: pki))
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reasons.map(\.code) == [.chainKeyRejected], "\(verdict.reasons)")
         // Refused by this package's own reading of the key, before OpenSSL decoded any certificate (that reading
@@ -162,7 +162,7 @@ struct SoundnessTests {
     @Test func moreCertificatesThanAppleEmbedsAreRefusedBeforeParsing() throws {
         var request = try Self.request("valid-sha256")
         request.signing.certificates += ["other-leaf", "other-intermediate"]
-        let verdict = try Self.verifier().verify(receiptBytes: request.mint(pki: Self.pki))
+        let verdict = try Self.verifier().verify(request.mint(pki: Self.pki))
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .chainTooLarge)
     }
@@ -173,7 +173,7 @@ struct SoundnessTests {
         var request = try Self.request("valid-sha256")
         request.signing.certificates = Array(repeating: ["test-leaf", "test-intermediate", "test-root"], count: 6)
             .flatMap { $0 }
-        let verdict = try Self.verifier().verify(receiptBytes: request.mint(pki: Self.pki))
+        let verdict = try Self.verifier().verify(request.mint(pki: Self.pki))
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .receiptMalformed)
         #expect(verdict.reason?.message.contains("ber.too_many_elements") == true, "\(verdict.reasons)")
@@ -185,9 +185,9 @@ struct SoundnessTests {
     @Test func aForgeryNeverEntersTheChainCache() throws {
         let verifier = try Self.verifier()
         let forged = try VerificationTestData.fixture("tampered-payload").bytes
-        #expect(verifier.verify(receiptBytes: forged).reason?.code == .signatureMismatch)
+        #expect(verifier.verify(forged).reason?.code == .signatureMismatch)
         #expect(verifier.cacheStatistics.entries == 0)
-        #expect(verifier.verify(receiptBytes: try VerificationTestData.fixture("valid-sha256").bytes).isValid)
+        #expect(verifier.verify(try VerificationTestData.fixture("valid-sha256").bytes).isValid)
         #expect(verifier.cacheStatistics.entries == 1)
     }
 
@@ -196,7 +196,7 @@ struct SoundnessTests {
     @Test func aPolicyRefusalNeverEntersTheChainCache() throws {
         let verifier = try Self.verifier()
         let bytes = try VerificationTestData.fixture("valid-sha256").bytes
-        let refused = verifier.verify(receiptBytes: bytes, policy: ReceiptPolicy(acceptedBundleIDs: ["x"]))
+        let refused = verifier.verify(bytes, policy: ReceiptPolicy(acceptedBundleIDs: ["x"]))
         #expect(refused.reason?.code == .policyBundleIDRejected)
         #expect(verifier.cacheStatistics.entries == 0)
     }
@@ -212,11 +212,11 @@ struct SoundnessTests {
         var request = try Self.request("valid-sha256")
         request.receipt?.creationDate = created
         let boundary = try request.mint(pki: Self.pki)
-        let cold = try Self.verifier().verify(receiptBytes: boundary)
+        let cold = try Self.verifier().verify(boundary)
 
         let warmed = try Self.verifier()
-        #expect(warmed.verify(receiptBytes: try VerificationTestData.fixture("valid-sha256").bytes).isValid)
-        let warm = warmed.verify(receiptBytes: boundary)
+        #expect(warmed.verify(try VerificationTestData.fixture("valid-sha256").bytes).isValid)
+        let warm = warmed.verify(boundary)
 
         #expect(cold.outcome == outcome, "\(cold.reasons)")
         #expect(warm.outcome == cold.outcome, "cold \(cold.reasons), warm \(warm.reasons)")
@@ -237,7 +237,7 @@ struct SoundnessTests {
     @Test(arguments: ["-9223372036854775808", "9223372036854775807", "253402387200000"])
     func anIOS6DateOutsideTheCalendarIsMalformed(milliseconds: String) throws {
         let bytes = try Self.iOS6Receipt([IOS6PlistEntry("purchase-date-ms", milliseconds)])
-        let verdict = try Self.verifier().verify(receiptBytes: bytes)
+        let verdict = try Self.verifier().verify(bytes)
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .receiptMalformed)
         #expect(verdict.status == 21002)
@@ -247,7 +247,7 @@ struct SoundnessTests {
     @Test func anIOS6ReceiptOutsideItsCertificatesValidityIsInvalid() throws {
         // 2040-01-01: after the test certificate's notAfter (2034-12-31).
         let bytes = try Self.iOS6Receipt([IOS6PlistEntry("purchase-date-ms", "2208988800000")])
-        let verdict = try Self.verifier().verify(receiptBytes: bytes)
+        let verdict = try Self.verifier().verify(bytes)
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .chainExpired)
     }
@@ -258,9 +258,9 @@ struct SoundnessTests {
         try anchors.addRoots(fromPath: VerificationTestData.certsDirectory.appendingPathComponent("test-itunes-ca.pem").path)
         let verifier = ReceiptVerifier(configuration: .init(trustAnchors: anchors))
         let bytes = try VerificationTestData.fixture("ios6-valid").bytes
-        let verdict = verifier.verify(receiptBytes: bytes)
+        let verdict = verifier.verify(bytes)
         #expect(verdict.outcome == .valid, "\(verdict.reasons)")
-        #expect(try Self.verifier().verify(receiptBytes: bytes).reason?.code == .ios6ChainIncomplete)
+        #expect(try Self.verifier().verify(bytes).reason?.code == .ios6ChainIncomplete)
     }
 }
 
@@ -316,7 +316,7 @@ struct AppVersionTests {
         request.receipt?.applicationVersion = version
         let bytes = try request.mint(pki: SoundnessTests.pki)
         let minimum = version == "1.9z" ? "1.10" : "2.0.1"
-        let verdict = try SoundnessTests.verifier().verify(receiptBytes: bytes, policy: ReceiptPolicy(minimumAppVersion: minimum))
+        let verdict = try SoundnessTests.verifier().verify(bytes, policy: ReceiptPolicy(minimumAppVersion: minimum))
         #expect(verdict.reason?.code == .policyAppVersionRejected)
     }
 }

@@ -126,11 +126,11 @@ case "measure":
         }
         // One verifier for both, as the server has: the ordinary receipt's chain is cached, the hostile one never is.
         let verifier = serverVerifier()
-        let ordinaryVerdict = verifier.decodeAndVerify(ordinary.bytes[...]).verdict
+        let ordinaryVerdict = verifier.verify(ordinary.bytes)
         guard ordinaryVerdict.outcome == .valid else { fail("\(ordinary.name) is \(verdictSummary(ordinaryVerdict))") }
-        let hostileVerdict = verifier.decodeAndVerify(variant.bytes[...]).verdict
-        let hostileCost = medianMicroseconds(seconds: seconds) { _ = verifier.decodeAndVerify(variant.bytes[...]) }
-        let ordinaryCost = medianMicroseconds(seconds: seconds) { _ = verifier.decodeAndVerify(ordinary.bytes[...]) }
+        let hostileVerdict = verifier.verify(variant.bytes)
+        let hostileCost = medianMicroseconds(seconds: seconds) { _ = verifier.verify(variant.bytes) }
+        let ordinaryCost = medianMicroseconds(seconds: seconds) { _ = verifier.verify(ordinary.bytes) }
         print(
             "| \(variant.name) | \(variant.requestBody.count) | \(verdictSummary(hostileVerdict)) | "
                 + String(format: "%.1f", hostileCost) + " | \(ordinary.requestBody.count) | "
@@ -145,7 +145,7 @@ case "loop":
     let end = clock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
     var count = 0
     while clock.now < end {
-        _ = verifier.decodeAndVerify(variant.bytes[...])
+        _ = verifier.verify(variant.bytes)
         count += 1
     }
     print("\(variant.name): \(count) verifications in \(seconds) s")

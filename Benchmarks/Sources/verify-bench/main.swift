@@ -116,7 +116,7 @@ if let loopOnly {
             for _ in 0..<1000 {
                 switch mode {
                 case "decode": blackHole(try? AppReceipt(berEncoded: bytes))
-                case "warm": blackHole(verifier.verify(receiptBytes: bytes))
+                case "warm": blackHole(verifier.verify(bytes))
                 default: blackHole(verifier.verify(decoded))
                 }
             }
@@ -138,22 +138,22 @@ let decodePayload = measure(batch: 2000) { blackHole(try? ReceiptPayload(berEnco
 // MARK: verification
 
 let verifier = ReceiptVerifier(configuration: .init(trustAnchors: anchors))
-let first = verifier.verify(receiptBytes: small.bytes)
+let first = verifier.verify(small.bytes)
 guard first.outcome == .valid else { fatalError("\(small.name) does not verify: \(first)") }
 let decoded = try AppReceipt(berEncoded: small.bytes)
 
-let warmNs = measure(batch: 2000) { blackHole(verifier.verify(receiptBytes: small.bytes)) }
+let warmNs = measure(batch: 2000) { blackHole(verifier.verify(small.bytes)) }
 let warmDecodedNs = measure(batch: 2000) { blackHole(verifier.verify(decoded)) }
 let smallBytes = small.bytes
 let verifyBytesWork: @Sendable (Int) -> () -> Void = { _ in
     let mine = ownCopy(smallBytes)
-    return { blackHole(verifier.verify(receiptBytes: mine)) }
+    return { blackHole(verifier.verify(mine)) }
 }
 let warm1 = throughput(threads: 1, iterations: 20_000, verifyBytesWork)
 let warm2 = throughput(threads: 2, iterations: 20_000, verifyBytesWork)
 let coldNs = measure(batch: 100) {
     let fresh = ReceiptVerifier(configuration: .init(trustAnchors: anchors))
-    blackHole(fresh.verify(receiptBytes: small.bytes))
+    blackHole(fresh.verify(small.bytes))
 }
 
 // MARK: OpenSSL baseline on the same signature and payload

@@ -1,10 +1,11 @@
 public import ReceiptModel
 
-/// The body of Apple's verifyReceipt response, written in Apple's key order.
+/// The body of a verifyReceipt response this package answers (the server's `/verifyReceipt`), written in
+/// Apple's key order. (``VerifyReceiptResponse`` is the other direction: Apple's answer, parsed.)
 ///
 /// `{"status": 0, "environment": …, "receipt": {…}, "latest_receipt_info": […], "latest_receipt": …}`
 /// for a valid receipt; `{"status": N}` otherwise, as Apple answers errors.
-public enum VerifyReceiptResponse {
+public enum VerifyReceiptBody {
     /// A status-only body, e.g. `{"status":21002}`; 21100–21199 carry `is-retryable` as Apple's do.
     public static func status(_ status: Int) -> [UInt8] {
         var writer = JSONWriter(capacity: 32)

@@ -1,0 +1,15 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+extension ReceiptVerifier {
+    /// Verifies receipt bytes held in Foundation's `Data` (e.g. a request body or a file read with
+    /// Foundation); see ``verify(_:validationTime:policy:)-(ArraySlice<UInt8>,_,_)``.
+    public func verify(
+        _ data: Data, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
+    ) -> Verdict {
+        verify(Array(data)[...], validationTime: validationTime, policy: policy)
+    }
+}
