@@ -24,9 +24,9 @@ struct FallbackVerifierTests {
         let result = try await standIn.withRunning { addresses in
             try await fallback(addresses).verify(try RemoteTestData.fixture(name), request: .init(password: "secret"))
         }
-        #expect(result.outcome == .valid)
+        #expect(result.verdict.outcome == .valid)
         #expect(result.decidedBy == .local)
-        #expect(result.status == 0)
+        #expect(VerifyReceiptStatus.status(of: result) == 0)
         #expect(result.trigger == nil)
         #expect(!result.askedApple)
         #expect(standIn.requests().isEmpty)
@@ -44,9 +44,9 @@ struct FallbackVerifierTests {
         let result = try await standIn.withRunning { addresses in
             try await fallback(addresses).verify(try RemoteTestData.fixture(name))
         }
-        #expect(result.outcome == .invalid)
+        #expect(result.verdict.outcome == .invalid)
         #expect(result.decidedBy == .local)
-        #expect(result.reason?.code.description == code)
+        #expect(result.verdict.reason?.code.description == code)
         #expect(standIn.requests().isEmpty)
     }
 
@@ -55,9 +55,9 @@ struct FallbackVerifierTests {
         let result = try await standIn.withRunning { addresses in
             try await fallback(addresses).verify(Array("not a receipt".utf8))
         }
-        #expect(result.outcome == .invalid)
-        #expect(result.status == 21002)
-        #expect(result.reason?.code == FallbackReason.Code(Reason.Code.receiptMalformed))
+        #expect(result.verdict.outcome == .invalid)
+        #expect(VerifyReceiptStatus.status(of: result) == 21002)
+        #expect(result.verdict.reason?.code == Reason.Code.receiptMalformed)
         #expect(standIn.requests().isEmpty)
     }
 
@@ -69,10 +69,10 @@ struct FallbackVerifierTests {
         }
         #expect(result.localVerdict.outcome == .inconclusive)
         #expect(result.trigger == .localInconclusive(.ios6ChainIncomplete))
-        #expect(result.outcome == .valid)
+        #expect(result.verdict.outcome == .valid)
         #expect(result.decidedBy == .remote)
-        #expect(result.status == 0)
-        let response = try #require(result.remoteResponse)
+        #expect(VerifyReceiptStatus.status(of: result) == 0)
+        let response = try #require(result.appleResponse)
         #expect(response.shape == .ios6)
         #expect(response.bundleID == "org.example.receiptforge.ios6")
         // The sandbox receipt went to production first, then exactly once to sandbox.
@@ -88,10 +88,10 @@ struct FallbackVerifierTests {
         let result = try await standIn.withRunning { addresses in
             try await fallback(addresses).verify(try RemoteTestData.fixture("ios6-valid.b64"))
         }
-        #expect(result.outcome == .invalid)
+        #expect(result.verdict.outcome == .invalid)
         #expect(result.decidedBy == .remote)
-        #expect(result.status == 21003)
-        #expect(result.reason?.code == .rejected)
+        #expect(VerifyReceiptStatus.status(of: result) == 21003)
+        #expect(result.verdict.reason?.code == .remoteRejected)
     }
 
     @Test(arguments: [
@@ -105,9 +105,9 @@ struct FallbackVerifierTests {
         let result = try await standIn.withRunning { addresses in
             try await fallback(addresses).verify(try RemoteTestData.fixture("ios6-valid.b64"))
         }
-        #expect(result.outcome == .inconclusive)
+        #expect(result.verdict.outcome == .inconclusive)
         #expect(result.decidedBy == .local)
-        #expect(result.status != 0)
+        #expect(VerifyReceiptStatus.status(of: result) != 0)
         #expect(result.localVerdict.reason?.code == .ios6ChainIncomplete)
     }
 
@@ -122,12 +122,12 @@ struct FallbackVerifierTests {
                     retry: RetryPolicy(maximumAttempts: 2))))
         let result = await fallback.verify(try RemoteTestData.fixture("ios6-valid.b64"))
         withExtendedLifetime(closed) {}  // the port stays refused until every attempt is over
-        #expect(result.outcome == .inconclusive)
+        #expect(result.verdict.outcome == .inconclusive)
         #expect(result.decidedBy == .local)
-        #expect(result.status == 21005)
-        #expect(result.reason?.code == FallbackReason.Code(RemoteError.Code.unavailable))
+        #expect(VerifyReceiptStatus.status(of: result) == 21005)
+        #expect(result.verdict.reason?.code == Reason.Code(RemoteError.Code.unavailable))
         #expect(result.remoteError?.code == .unavailable)
-        #expect(result.reasons.contains { $0.code == FallbackReason.Code(Reason.Code.ios6ChainIncomplete) })
+        #expect(result.verdict.reasons.contains { $0.code == Reason.Code.ios6ChainIncomplete })
     }
 
     @Test func anOpenCircuitAnswersAtOnce() async throws {
@@ -142,9 +142,9 @@ struct FallbackVerifierTests {
             _ = await fallback.verify(receipt)
             _ = await fallback.verify(receipt)
             let result = await fallback.verify(receipt)
-            #expect(result.outcome == .inconclusive)
-            #expect(result.reason?.code == FallbackReason.Code(RemoteError.Code.circuitOpen))
-            #expect(result.status == 21005)
+            #expect(result.verdict.outcome == .inconclusive)
+            #expect(result.verdict.reason?.code == Reason.Code(RemoteError.Code.circuitOpen))
+            #expect(VerifyReceiptStatus.status(of: result) == 21005)
             #expect(standIn.callCount(.production) == 2)
         }
     }
@@ -160,17 +160,17 @@ struct FallbackVerifierTests {
                     RemoteTestData.configuration(addresses, deadline: .seconds(3), maximumAttempts: 50), clock: clock))
             return await fallback.verify(try RemoteTestData.fixture("ios6-valid.b64"))
         }
-        #expect(result.outcome == .inconclusive)
-        #expect(result.reason?.code == FallbackReason.Code(RemoteError.Code.deadlineExceeded))
+        #expect(result.verdict.outcome == .inconclusive)
+        #expect(result.verdict.reason?.code == Reason.Code(RemoteError.Code.deadlineExceeded))
         #expect(clock.now() < .seconds(3))
     }
 
     @Test func remoteOffDecidesLocallyAndSaysWhyItWouldHaveAsked() async throws {
         let fallback = FallbackVerifier(verifier: try RemoteTestData.verifier())
         let result = await fallback.verify(try RemoteTestData.fixture("ios6-valid.b64"))
-        #expect(result.outcome == .inconclusive)
+        #expect(result.verdict.outcome == .inconclusive)
         #expect(result.decidedBy == .local)
-        #expect(result.status == 21003)
+        #expect(VerifyReceiptStatus.status(of: result) == 21003)
         #expect(result.trigger == .localInconclusive(.ios6ChainIncomplete))
         #expect(!result.askedApple)
     }
@@ -189,11 +189,11 @@ struct FallbackVerifierTests {
             result.trigger
                 == .subscriptionExpiredInReceipt(
                     newestExpiry: try #require(ReceiptDate(rfc3339: "2025-06-20T17:39:08Z"))))
-        #expect(result.outcome == .valid)
+        #expect(result.verdict.outcome == .valid)
         #expect(result.decidedBy == .remote)
-        #expect(result.remoteResponse?.newestExpiry == renewed)
-        #expect(result.remoteResponse?.latestReceipt == Base64.encode(receipt))
-        #expect(result.remoteResponse?.pendingRenewalInfo.isEmpty == false)
+        #expect(result.appleResponse?.newestExpiry == renewed)
+        #expect(result.appleResponse?.latestReceipt == Base64.encode(receipt))
+        #expect(result.appleResponse?.pendingRenewalInfo.isEmpty == false)
     }
 
     @Test func noSharedSecretOrNoQuestionMeansNoSubscriptionRefresh() async throws {
@@ -210,7 +210,7 @@ struct FallbackVerifierTests {
                     password: "secret", subscriptionStateAt: try #require(ReceiptDate(rfc3339: "2025-06-18T00:00:00Z")))
             )
             for result in [withoutSecret, withoutQuestion, stillCurrent] {
-                #expect(result.outcome == .valid)
+                #expect(result.verdict.outcome == .valid)
                 #expect(result.decidedBy == .local)
             }
         }
@@ -225,11 +225,11 @@ struct FallbackVerifierTests {
             try await fallback(addresses).verify(
                 receipt, request: FallbackRequest(password: "wrong", subscriptionStateAt: now))
         }
-        #expect(result.outcome == .valid)
+        #expect(result.verdict.outcome == .valid)
         #expect(result.decidedBy == .local)
-        #expect(result.status == 0)
-        #expect(result.reason?.code == .sharedSecretRejected)
-        #expect(result.remoteResponse?.status == 21004)
+        #expect(VerifyReceiptStatus.status(of: result) == 0)
+        #expect(result.verdict.reason?.code == .remoteSharedSecretRejected)
+        #expect(result.appleResponse?.status == 21004)
     }
 
     /// valid-sha256 with its digest OID turned into SHA-224's, which the verifier does not implement.
@@ -253,7 +253,7 @@ struct FallbackVerifierTests {
         }
         #expect(result.localVerdict.reason?.code == .signatureAlgorithmRejected)
         #expect(result.trigger == nil)
-        #expect(result.outcome == .invalid)
+        #expect(result.verdict.outcome == .invalid)
         #expect(result.decidedBy == .local)
         #expect(standIn.callCount(.sandbox) + standIn.callCount(.production) == 0)
     }
@@ -267,9 +267,9 @@ struct FallbackVerifierTests {
                 try RemoteTestData.fixture("intermediate-missing.receipt"),
                 request: FallbackRequest(policy: ReceiptPolicy(acceptedBundleIDs: ["com.example.other"])))
         }
-        #expect(result.outcome == .invalid)
+        #expect(result.verdict.outcome == .invalid)
         #expect(result.decidedBy == .local)
-        #expect(result.reason?.code == FallbackReason.Code(Reason.Code.policyBundleIDRejected))
+        #expect(result.verdict.reason?.code == Reason.Code.policyBundleIDRejected)
         #expect(standIn.requests().isEmpty)
     }
 
@@ -280,8 +280,8 @@ struct FallbackVerifierTests {
                 try RemoteTestData.fixture("ios6-valid.b64"),
                 request: FallbackRequest(policy: ReceiptPolicy(minimumAppVersion: "99")))
         }
-        #expect(result.outcome == .invalid)
-        #expect(result.reason?.code == FallbackReason.Code(Reason.Code.policyAppVersionRejected))
+        #expect(result.verdict.outcome == .invalid)
+        #expect(result.verdict.reason?.code == Reason.Code.policyAppVersionRejected)
         #expect(standIn.requests().isEmpty)
     }
 
@@ -294,10 +294,10 @@ struct FallbackVerifierTests {
                 try RemoteTestData.fixture("ios6-valid.b64"),
                 request: FallbackRequest(policy: ReceiptPolicy(acceptedEnvironments: [.production])))
         }
-        #expect(result.outcome == .invalid)
+        #expect(result.verdict.outcome == .invalid)
         #expect(result.decidedBy == .remote)
-        #expect(result.environment == "Sandbox")
-        #expect(result.reason?.code == FallbackReason.Code(Reason.Code.policyEnvironmentRejected))
+        #expect(result.verdict.environment == .sandbox)
+        #expect(result.verdict.reason?.code == Reason.Code.policyEnvironmentRejected)
         #expect(standIn.requests().map(\.endpoint) == [.production, .sandbox])
     }
 
@@ -311,7 +311,7 @@ struct FallbackVerifierTests {
                 remote: try RemoteTestData.client(RemoteTestData.configuration(addresses)))
             for name in names {
                 let result = await fallback.verify(try SharedTestData.receiptBytes(name))
-                #expect(result.outcome == .valid, "\(name)")
+                #expect(result.verdict.outcome == .valid, "\(name)")
                 #expect(result.decidedBy == .local, "\(name)")
             }
         }

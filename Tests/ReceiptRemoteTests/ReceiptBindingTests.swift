@@ -38,12 +38,12 @@ struct ReceiptBindingTests {
     }
 
     /// The local verdict stands, decided locally, with `remote.receipt_mismatch` first and "try again".
-    func expectMismatch(_ result: FallbackResult, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(result.outcome == .inconclusive, sourceLocation: sourceLocation)
+    func expectMismatch(_ result: AttributedVerdict, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.verdict.outcome == .inconclusive, sourceLocation: sourceLocation)
         #expect(result.decidedBy == .local, sourceLocation: sourceLocation)
-        #expect(result.status == 21005, sourceLocation: sourceLocation)
-        #expect(result.reason?.code == .receiptMismatch, "\(result.reasons)", sourceLocation: sourceLocation)
-        #expect(result.remoteResponse?.status == 0, sourceLocation: sourceLocation)
+        #expect(VerifyReceiptStatus.status(of: result) == 21005, sourceLocation: sourceLocation)
+        #expect(result.verdict.reason?.code == .remoteReceiptMismatch, "\(result.verdict.reasons)", sourceLocation: sourceLocation)
+        #expect(result.appleResponse?.status == 0, sourceLocation: sourceLocation)
     }
 
     @Test func theLeafOnlyReceiptIsInconclusiveAndAFaithfulAnswerMakesItValid() async throws {
@@ -51,7 +51,7 @@ struct ReceiptBindingTests {
         let standIn = try RemoteTestData.standIn()
         let result = try await standIn.withRunning { addresses in try await fallback(addresses).verify(receipt) }
         #expect(result.localVerdict.reason?.code == .chainIncomplete)
-        #expect(result.outcome == .valid)
+        #expect(result.verdict.outcome == .valid)
         #expect(result.decidedBy == .remote)
     }
 
@@ -100,7 +100,7 @@ struct ReceiptBindingTests {
         let standIn = try RemoteTestData.standIn()
         standIn.setDefault(.production, Self.appAnswer(inApp: Self.inApp(Self.transactionIDs.reversed())))
         let result = try await standIn.withRunning { addresses in try await fallback(addresses).verify(receipt) }
-        #expect(result.outcome == .valid)
+        #expect(result.verdict.outcome == .valid)
         #expect(result.decidedBy == .remote)
     }
 
@@ -114,10 +114,10 @@ struct ReceiptBindingTests {
             try await fallback(addresses).verify(
                 receipt, request: FallbackRequest(password: "secret", subscriptionStateAt: now))
         }
-        #expect(result.outcome == .valid)
+        #expect(result.verdict.outcome == .valid)
         #expect(result.decidedBy == .local)
-        #expect(result.status == 0)
-        #expect(result.reason?.code == .receiptMismatch)
+        #expect(VerifyReceiptStatus.status(of: result) == 0)
+        #expect(result.verdict.reason?.code == .remoteReceiptMismatch)
     }
 
     @Test(arguments: [
@@ -154,7 +154,7 @@ struct ReceiptBindingTests {
                 let before = standIn.requests().count
                 let result = await fallback.verify(form.sent)
                 #expect(result.localVerdict.reason?.code == .ios6ChainIncomplete, "\(form.sent.prefix(4))")
-                #expect(result.outcome == .valid, "\(form.sent.prefix(4))")
+                #expect(result.verdict.outcome == .valid, "\(form.sent.prefix(4))")
                 let sent = standIn.requests().dropFirst(before).map(\.receiptData)
                 #expect(sent.count == 2)  // production, then sandbox after 21007
                 #expect(sent.allSatisfy { $0 == Base64.encode(form.verified) }, "\(form.sent.prefix(4))")
@@ -172,7 +172,7 @@ struct ReceiptBindingTests {
         try await standIn.withRunning { addresses in
             let fallback = try fallback(addresses)
             for form in [der, Array(urlSafe.utf8), Array("\"\(base64)\"".utf8)] {
-                #expect(await fallback.verify(form).outcome == .valid)
+                #expect(await fallback.verify(form).verdict.outcome == .valid)
             }
         }
         #expect(standIn.requests().allSatisfy { $0.receiptData == base64 })

@@ -2,6 +2,7 @@ import AppleStandIn
 import Foundation
 import ReceiptModel
 import ReceiptRemote
+import ReceiptVerification
 import Testing
 
 /// Neither the shared secret nor the receipt data appear in any log line, at `.trace`, on any path:
@@ -27,7 +28,7 @@ struct SecretLoggingTests {
                 verifier: try RemoteTestData.verifier(), remote: client, logger: capture.logger("fallback"))
             let request = FallbackRequest(password: Self.secret, subscriptionStateAt: now)
             let refused = await fallback.verify(receipt, request: request)  // four failed attempts open the circuit
-            #expect(refused.reason?.code == FallbackReason.Code(RemoteError.Code.circuitOpen))
+            #expect(refused.verdict.reason?.code == Reason.Code(RemoteError.Code.circuitOpen))
             clock.advance(by: .seconds(60))
             let result = await fallback.verify(receipt, request: request)  // probe, 21007 hop, success
             #expect(result.decidedBy == .remote)

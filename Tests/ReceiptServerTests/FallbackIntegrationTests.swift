@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import ReceiptModel
+import ReceiptRemote
 import ReceiptServer
 import TestSupport
 import Testing
@@ -14,7 +15,7 @@ struct FallbackIntegrationTests {
 
     /// A service whose fallback asks the stand-in at `addresses`.
     static func service(_ addresses: StandInAddresses, deadline: Duration = .seconds(5)) throws -> ReceiptService {
-        let decider = try FallbackDecider.apple(
+        let decider = try FallbackVerifier.apple(
             verifier: Support.verifier(), productionURL: addresses.productionURL, sandboxURL: addresses.sandboxURL,
             deadline: deadline, logger: Support.quietLogger)
         return try Support.service(decider: decider)

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import ReceiptModel
+import ReceiptRemote
 import ReceiptServer
 import Synchronization
 import Testing
@@ -43,7 +44,7 @@ struct LoggingTests {
         let secret = "s3cr3t-shared-secret-value"
         let service = ReceiptService(
             configuration: Support.configuration(sharedSecret: secret),
-            decider: LocalDecider(verifier: try Support.verifier()), logger: logger)
+            decider: FallbackVerifier(verifier: try Support.verifier()), logger: logger)
         let valid = try Support.fixture("valid-sha256.receipt")
         let forged = try Support.fixture("tampered-payload.receipt")
         try await service.makeApplication().test(.router) { client in

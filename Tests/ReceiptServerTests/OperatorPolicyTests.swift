@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import ReceiptModel
+import ReceiptRemote
 import ReceiptServer
 import TestSupport
 import Testing
@@ -109,7 +110,7 @@ struct OperatorPolicyTests {
             ByteBuffer(string: "{\"receipt_data\":\"\(ios6)\"" + (password.map { ",\"password\":\"\($0)\"" } ?? "") + "}")
         }
         try await standIn.withRunning { addresses in
-            let decider = try FallbackDecider.apple(
+            let decider = try FallbackVerifier.apple(
                 verifier: Support.verifier(), productionURL: addresses.productionURL,
                 sandboxURL: addresses.sandboxURL, deadline: .seconds(5), logger: Support.quietLogger)
             let service = try Support.service(Support.configuration(sharedSecret: "right-secret"), decider: decider)

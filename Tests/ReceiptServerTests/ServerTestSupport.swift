@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import ReceiptModel
+import ReceiptRemote
 import ReceiptServer
 import ReceiptVerification
 import ServiceLifecycle
@@ -46,7 +47,7 @@ enum ServerTestSupport {
         _ configuration: ReceiptServerConfiguration = configuration(), decider: (any ReceiptDecider)? = nil,
         allowXcode: Bool = false
     ) throws -> ReceiptService {
-        let decider = try decider ?? LocalDecider(verifier: verifier(allowXcode: allowXcode))
+        let decider = try decider ?? FallbackVerifier(verifier: verifier(allowXcode: allowXcode))
         return ReceiptService(configuration: configuration, decider: decider, logger: quietLogger)
     }
 
@@ -123,14 +124,16 @@ final class GatedDecider: ReceiptDecider {
         var waiters: [CheckedContinuation<Void, Never>] = []
         var arrived = 0
     }
-    let inner: LocalDecider
+    let inner: FallbackVerifier
     private let state = Mutex(State())
 
     init(verifier: ReceiptVerifier) {
-        inner = LocalDecider(verifier: verifier)
+        inner = FallbackVerifier(verifier: verifier)
     }
 
-    func decide(_ request: DecisionRequest) async -> Decision {
+    var cacheStatistics: ChainCacheStatistics { inner.cacheStatistics }
+
+    func verify(_ receiptData: [UInt8], request: FallbackRequest) async -> AttributedVerdict {
         await withCheckedContinuation { continuation in
             let resumeNow = state.withLock { state in
                 state.arrived += 1
@@ -140,7 +143,7 @@ final class GatedDecider: ReceiptDecider {
             }
             if resumeNow { continuation.resume() }
         }
-        return await inner.decide(request)
+        return await inner.verify(receiptData, request: request)
     }
 
     /// Requests that reached the decider so far.
@@ -165,5 +168,4 @@ final class GatedDecider: ReceiptDecider {
         for waiter in waiters { waiter.resume() }
     }
 
-    var cacheStatistics: ChainCacheStatistics { inner.cacheStatistics }
 }

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import ReceiptForge
 import ReceiptModel
+import ReceiptRemote
 import ReceiptServer
 import TestSupport
 import Testing
@@ -56,7 +57,7 @@ struct VerifyReceiptAnswerTests {
     func noReasonHeaderOnStatusZero() async throws {
         let standIn = AppleStandIn(configuration: .init(sharedSecret: "apple-secret"))
         try await standIn.withRunning { addresses in
-            let decider = try FallbackDecider.apple(
+            let decider = try FallbackVerifier.apple(
                 verifier: Support.verifier(), productionURL: addresses.productionURL,
                 sandboxURL: addresses.sandboxURL, deadline: .seconds(5), logger: Support.quietLogger)
             var configuration = Support.configuration()

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import ReceiptModel
+import ReceiptRemote
 import ReceiptServer
 import ReceiptVerification
 import TestSupport

@@ -47,7 +47,7 @@ struct PolicyTests {
     @Test func policyFailuresDoNotHideCryptographicOnes() throws {
         let verifier = try VerificationTestData.fixtureVerifier()
         let verdict = verifier.verify(
-            receiptBytes: try VerificationTestData.fixture("tampered-payload").bytes,
+            try VerificationTestData.fixture("tampered-payload").bytes,
             policy: ReceiptPolicy(acceptedBundleIDs: ["nope"]))
         #expect(verdict.reasons.map(\.code) == [.signatureMismatch])
     }

@@ -14,7 +14,7 @@ struct RealReceiptVerificationTests {
         let receipt = try AppReceipt(berEncoded: SharedTestData.receiptBytes(name))
         let verdict = Self.verifier.verify(receipt)
         #expect(verdict.outcome == .valid, "\(verdict.reasons)")
-        #expect(verdict.status == 0)
+        #expect(verdict.verifiedReceipt != nil, "a valid verdict carries the receipt it vouches for")
         #expect(verdict.validationTime == .receiptCreation)
         #expect(verdict.validationInstant == receipt.payload.creationDate)
         #expect(verdict.chain.count == 3)
@@ -27,10 +27,10 @@ struct RealReceiptVerificationTests {
     @Test(arguments: VerificationTestData.appleSignedReceipts)
     func appleSignedReceiptHasExpiredNow(name: String) throws {
         let verdict = Self.verifier.verify(
-            receiptBytes: try SharedTestData.receiptBytes(name), validationTime: .now(VerificationTestData.now))
+            try SharedTestData.receiptBytes(name), validationTime: .now(VerificationTestData.now))
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .chainExpired)
-        #expect(verdict.status == 21003)
+        #expect(verdict.verifiedReceipt == nil && verdict.receipt != nil)
         #expect(verdict.validationTime == .now(VerificationTestData.now))
         #expect(verdict.validationInstant == VerificationTestData.now)
     }
@@ -66,7 +66,7 @@ struct RealReceiptVerificationTests {
     func deviceHashMatchesTheRightDevice(deviceID: String) throws {
         let device = try #require(DeviceIdentifier(deviceID))
         let verdict = Self.verifier.verify(
-            receiptBytes: try SharedTestData.receiptBytes(Self.deviceReceipt),
+            try SharedTestData.receiptBytes(Self.deviceReceipt),
             policy: ReceiptPolicy(deviceIdentifier: device))
         #expect(verdict.outcome == .valid, "\(verdict.reasons)")
     }
@@ -77,7 +77,7 @@ struct RealReceiptVerificationTests {
     func deviceHashFailsForAnyOtherDevice(deviceID: String) throws {
         let device = try #require(DeviceIdentifier(deviceID))
         let verdict = Self.verifier.verify(
-            receiptBytes: try SharedTestData.receiptBytes(Self.deviceReceipt),
+            try SharedTestData.receiptBytes(Self.deviceReceipt),
             policy: ReceiptPolicy(deviceIdentifier: device))
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .policyDeviceHashMismatch)
@@ -86,16 +86,16 @@ struct RealReceiptVerificationTests {
     @Test func bundleAndVersionPoliciesApplyToGenuineReceipts() throws {
         let bytes = try SharedTestData.receiptBytes(Self.deviceReceipt)
         let accepted = Self.verifier.verify(
-            receiptBytes: bytes,
+            bytes,
             policy: ReceiptPolicy(acceptedBundleIDs: ["com.hannesoid.PurchasingExperiments"], minimumAppVersion: "1"))
         #expect(accepted.outcome == .valid)
         let wrongBundle = Self.verifier.verify(
-            receiptBytes: bytes, policy: ReceiptPolicy(acceptedBundleIDs: ["com.example.other"]))
+            bytes, policy: ReceiptPolicy(acceptedBundleIDs: ["com.example.other"]))
         #expect(wrongBundle.reason?.code == .policyBundleIDRejected)
         let tooOld = Self.verifier.verify(bytes, policy: ReceiptPolicy(minimumAppVersion: "1.0.1"))
         #expect(tooOld.reason?.code == .policyAppVersionRejected)
         let sandboxOnlyProduction = Self.verifier.verify(
-            receiptBytes: bytes, policy: ReceiptPolicy(acceptedEnvironments: [.production]))
+            bytes, policy: ReceiptPolicy(acceptedEnvironments: [.production]))
         #expect(sandboxOnlyProduction.reason?.code == .policyEnvironmentRejected)
     }
 
@@ -113,7 +113,7 @@ struct RealReceiptVerificationTests {
     @Test func fixedValidationTimeIsReported() throws {
         let instant = try #require(ReceiptDate(rfc3339: "2023-03-01T00:00:00Z"))
         let verdict = Self.verifier.verify(
-            receiptBytes: try SharedTestData.receiptBytes(Self.deviceReceipt), validationTime: .fixed(instant))
+            try SharedTestData.receiptBytes(Self.deviceReceipt), validationTime: .fixed(instant))
         #expect(verdict.outcome == .valid)
         #expect(verdict.validationTime == .fixed(instant))
         #expect(verdict.validationInstant == instant)
