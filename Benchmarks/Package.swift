@@ -42,6 +42,7 @@ let package = Package(
                 .product(name: "BER", package: rootPackage),
                 .product(name: "ReceiptVerification", package: rootPackage),
                 .product(name: "ReceiptModel", package: rootPackage),
+                .product(name: "ReceiptRemote", package: rootPackage),
                 .product(name: "ReceiptForge", package: rootPackage),
                 .product(name: "ReceiptServer", package: rootPackage),
             ],

@@ -78,14 +78,15 @@ let package = Package(
         .executableTarget(
             name: "fuzz-verify",
             dependencies: [
-                "FuzzSupport", product("ReceiptVerification"), product("ReceiptModel"), product("ReceiptServer"),
+                "FuzzSupport", product("ReceiptVerification"), product("ReceiptModel"), product("ReceiptRemote"),
+                product("ReceiptServer"),
             ],
             swiftSettings: swiftSettings
         ),
         // Not a fuzz target: derives each target's seed corpus from fixtures/ and certs/ at run time.
         .executableTarget(
             name: "fuzz-seeds",
-            dependencies: [product("ReceiptModel"), product("ReceiptServer")],
+            dependencies: [product("ReceiptModel"), product("ReceiptRemote"), product("ReceiptServer")],
             swiftSettings: swiftSettings
         ),
     ]

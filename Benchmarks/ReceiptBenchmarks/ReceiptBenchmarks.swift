@@ -11,6 +11,7 @@ import BER
 import Benchmark
 import Foundation
 import ReceiptModel
+import ReceiptRemote
 import ReceiptServer
 import ReceiptVerification
 
@@ -40,17 +41,18 @@ let requestDate = ReceiptDate(clampingMillisecondsSince1970: 1_767_225_600_000)
 @inline(never)
 func serverPath(body: [UInt8], verifier: ReceiptVerifier) -> [UInt8] {
     guard let json = try? RequestJSON(parsing: body), let receiptData = try? json.string("receipt-data") else {
-        return VerifyReceiptResponse.status(21000)
+        return VerifyReceiptBody.status(21000)
     }
-    let decision = LocalDecider.decideLocally(
-        DecisionRequest(receiptData: receiptData, endpoint: .sandbox, validationTime: .receiptCreation),
-        verifier: verifier)
-    guard decision.status == 0, case .success(.appReceipt(let receipt)) = decision.input else {
-        return VerifyReceiptResponse.status(decision.status)
+    let result = AttributedVerdict.local(verifier.verify(receiptData, validationTime: .receiptCreation))
+    let status = VerifyReceiptStatus.status(of: result, endpoint: .sandbox)
+    guard status == 0, let environment = result.verdict.environment,
+        case .appReceipt(let receipt)? = result.verdict.receipt
+    else {
+        return VerifyReceiptBody.status(status)
     }
     let latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: false)
-    return VerifyReceiptResponse.valid(
-        payload: receipt.payload, environment: decision.environment ?? "Production", requestDate: requestDate,
+    return VerifyReceiptBody.valid(
+        payload: receipt.payload, environment: environment.rawValue, requestDate: requestDate,
         latestReceiptInfo: latest.isEmpty ? nil : latest, latestReceipt: nil)
 }
 

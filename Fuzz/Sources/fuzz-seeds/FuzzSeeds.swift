@@ -1,5 +1,6 @@
 import Foundation
 import ReceiptModel
+import ReceiptRemote
 import ReceiptServer
 
 /// Derives each fuzz target's seed corpus from the project's own minted fixtures, at run time, so nothing
@@ -92,7 +93,7 @@ struct FuzzSeeds {
         // Apple's answer for this receipt, in the server's rendering of Apple's shape.
         let latest = LatestReceiptInfo.purchases(in: receipt.payload)
         try write(
-            VerifyReceiptResponse.valid(
+            VerifyReceiptBody.valid(
                 payload: receipt.payload, environment: "Sandbox", requestDate: Self.requestDate,
                 latestReceiptInfo: latest, latestReceipt: Array(base64.utf8)),
             "fuzz-apple-response", "\(stem).status-0")
@@ -115,7 +116,7 @@ struct FuzzSeeds {
     /// Status-only answers, as Apple sends them.
     mutating func writeStatusBodies() throws {
         for status in [21002, 21003, 21004, 21007, 21008, 21010, 21100, 21199] {
-            try write(VerifyReceiptResponse.status(status), "fuzz-apple-response", "status-\(status)")
+            try write(VerifyReceiptBody.status(status), "fuzz-apple-response", "status-\(status)")
         }
     }
 

@@ -1,11 +1,12 @@
 import Foundation
 import FuzzSupport
 import ReceiptModel
+import ReceiptRemote
 import ReceiptServer
 import ReceiptVerification
 
 // fuzz-verify: end to end, as `verify-local --root certs/test-root.pem` and the server do it. The bytes are
-// recognized and decoded once (`ReceiptVerifier.decodeAndVerify`), verified under the project's trusted test
+// recognized and decoded once (`ReceiptVerifier.verify`, whose verdict carries what decoded), verified under the project's trusted test
 // root (minted fixtures are signed by it, so mutants reach the chain, signature and policy checks), and every
 // answer is rendered: Apple's `receipt` JSON, the server's `/verifyReceipt` body (status-0 or status-only)
 // and its `/v1/verify` body. Time is fixed: the receipt's creation date, and a fixed instant.
@@ -86,41 +87,43 @@ enum FuzzVerify {
     static func verify(_ bytes: [UInt8]) {
         let verifier = ReceiptVerifier(
             configuration: .init(trustAnchors: anchors, validationTime: .receiptCreation, chainCacheCapacity: 4))
-        let (input, cold) = verifier.decodeAndVerify(bytes[...])
-        let warm = verifier.decodeAndVerify(bytes[...]).verdict
+        let cold = verifier.verify(bytes)
+        let warm = verifier.verify(bytes)
         Oracle.check(
             warm.outcome == cold.outcome && warm.reasons.map(\.code) == cold.reasons.map(\.code),
             "verify: cold cache \(cold.outcome) \(cold.reasons.map(\.code)) but warm \(warm.outcome) \(warm.reasons.map(\.code))"
         )
-        render(input: input, verdict: cold, bytes: bytes)
-
-        let fixed = verifier.decodeAndVerify(bytes[...], validationTime: .fixed(fixedInstant), policy: policy)
-        render(input: fixed.input, verdict: fixed.verdict, bytes: bytes)
+        render(cold, bytes: bytes)
+        render(verifier.verify(bytes, validationTime: .fixed(fixedInstant), policy: policy), bytes: bytes)
     }
 
-    static func render(input: Result<ReceiptInput, ReceiptError>, verdict: Verdict, bytes: [UInt8]) {
+    static func render(_ verdict: Verdict, bytes: [UInt8]) {
         Sink.consume(verdict.description)
-        let decision = Decision(verdict: verdict, input: input)
+        let result = AttributedVerdict.local(verdict)
         for excludeOld in [false, true] {
             check(
-                VerifyResponse.render(
-                    decision, status: decision.status, requestDate: requestDate, excludeOldTransactions: excludeOld),
+                VerdictJSON.response(result, requestDate: requestDate, excludeOldTransactions: excludeOld),
                 what: "/v1/verify body")
         }
-        switch input {
-        case .success(.appReceipt(let receipt)):
+        check(
+            Array(VerdictJSON.report(file: "fuzz", result, attributed: true, receipt: verdict.receipt, error: verdict.decodingError).utf8),
+            what: "verify-local JSON line")
+        switch verdict.receipt {
+        case .appReceipt(let receipt)?:
             check(AppleReceiptJSON.render(receipt.payload, requestDate: requestDate), what: "receipt JSON")
             check(
-                VerifyReceiptResponse.valid(
+                VerifyReceiptBody.valid(
                     payload: receipt.payload, environment: verdict.environment?.rawValue ?? "Sandbox",
                     requestDate: requestDate,
                     latestReceiptInfo: LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: true),
                     latestReceipt: bytes.count <= 4096 ? Array(Base64.encode(bytes).utf8) : nil),
                 what: "/verifyReceipt status-0 body")
-        case .success(.iOS6), .failure:
+        case .iOS6?, nil:
             break
         }
-        check(VerifyReceiptResponse.status(decision.status), what: "/verifyReceipt status body")
+        for endpoint in [ReceiptEnvironment.production, .sandbox] {
+            check(VerifyReceiptBody.status(VerifyReceiptStatus.status(of: result, endpoint: endpoint)), what: "/verifyReceipt status body")
+        }
     }
 
     static func check(_ body: [UInt8], what: String) {
