@@ -1,4 +1,4 @@
-import Foundation
+import ReceiptModel
 
 /// One request the stand-in received, kept for tests to assert on.
 public struct RecordedRequest: Sendable {
@@ -18,10 +18,20 @@ public struct RecordedRequest: Sendable {
     init(endpoint: StandInEndpoint, body: [UInt8]) {
         self.endpoint = endpoint
         self.body = body
-        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
-        isJSONObject = object != nil
-        receiptData = object?["receipt-data"] as? String
-        password = object?["password"] as? String
-        excludeOldTransactions = object?["exclude-old-transactions"] as? Bool
+        var reader = JSONReader(body, maximumDepth: 64)
+        let members = try? reader.flatMembers()
+        isJSONObject = members != nil
+        func member(_ key: String) -> JSONReader.Scalar? { members?.last { $0.key == key }?.value }
+        func text(_ key: String) -> String? {
+            if case .string(let bytes)? = member(key) { return String(decoding: bytes, as: UTF8.self) }
+            return nil
+        }
+        receiptData = text("receipt-data")
+        password = text("password")
+        if case .bool(let flag)? = member("exclude-old-transactions") {
+            excludeOldTransactions = flag
+        } else {
+            excludeOldTransactions = nil
+        }
     }
 }

@@ -59,10 +59,18 @@ public struct VerifyReceiptResponse: Sendable {
 
     /// Decodes a response body.
     /// - Throws: ``RemoteError`` (`remote.malformed_response`).
+    /// Apple's responses nest four levels deep; anything far deeper is hostile.
+    static let maximumDepth = 64
+
     public init(body: [UInt8]) throws(RemoteError) {
-        var parser = JSONParser(body)
-        let members = try parser.parseTopLevelObject()
-        func first(_ key: String) -> JSONParser.TopLevelMember? { members.first { $0.key == key } }
+        var reader = JSONReader(body, maximumDepth: Self.maximumDepth)
+        let members: [JSONReader.Member]
+        do throws(JSONReader.Failure) {
+            members = try reader.topLevelMembers()
+        } catch {
+            throw RemoteError(.malformedResponse, "the response is not valid JSON: \(error.reason)")
+        }
+        func first(_ key: String) -> JSONReader.Member? { members.first { $0.key == key } }
         func malformed(_ reason: String) -> RemoteError { RemoteError(.malformedResponse, reason) }
 
         guard let statusValue = first("status")?.value.integerValue, let status = Int(exactly: statusValue) else {

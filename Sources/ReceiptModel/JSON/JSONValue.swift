@@ -45,51 +45,30 @@ public indirect enum JSONValue: Sendable, Hashable {
 
     /// Compact JSON text of this value (keys in their original order).
     public var jsonBytes: [UInt8] {
-        var output: [UInt8] = []
-        write(to: &output)
-        return output
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.bytes
     }
 
-    func write(to output: inout [UInt8]) {
+    /// Writes this value with ``JSONWriter`` (its escaping, the package's one).
+    public func write(to writer: inout JSONWriter) {
         switch self {
-        case .null: output += "null".utf8
-        case .bool(let value): output += (value ? "true" : "false").utf8
-        case .number(let text): output += text.utf8
-        case .string(let value): Self.writeString(value, to: &output)
+        case .null: writer.null()
+        case .bool(let value): writer.bool(value)
+        case .number(let text): writer.raw(text.utf8)
+        case .string(let value): writer.string(value)
         case .array(let elements):
-            output.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                element.write(to: &output)
-            }
-            output.append(UInt8(ascii: "]"))
+            writer.beginArray()
+            for element in elements { element.write(to: &writer) }
+            writer.endArray()
         case .object(let object):
-            output.append(UInt8(ascii: "{"))
-            for (index, member) in object.members.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                Self.writeString(member.key, to: &output)
-                output.append(UInt8(ascii: ":"))
-                member.value.write(to: &output)
+            writer.beginObject()
+            for member in object.members {
+                writer.key(member.key)
+                member.value.write(to: &writer)
             }
-            output.append(UInt8(ascii: "}"))
+            writer.endObject()
         }
-    }
-
-    /// RFC 8259 §7: quote, escaping `"`, `\` and control characters.
-    static func writeString(_ value: String, to output: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        output.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): output += [UInt8(ascii: "\\"), byte]
-            case 0..<0x20:
-                output += [
-                    UInt8(ascii: "\\"), UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)],
-                ]
-            default: output.append(byte)
-            }
-        }
-        output.append(UInt8(ascii: "\""))
     }
 }
 
@@ -117,7 +96,7 @@ public struct JSONObject: Sendable, Hashable {
     }
 
     /// A string member, also accepting a number written as a number (Apple mixes both).
-    func text(_ key: String) -> String? {
+    public func text(_ key: String) -> String? {
         switch self[key] {
         case .string(let value): value
         case .number(let value): value

@@ -1,0 +1,312 @@
+/// The package's one JSON reader (RFC 8259): strict, bounded, never trapping. Every index is checked,
+/// nesting stops at ``maximumDepth``, numbers at 64 characters, and any violation is a ``Failure`` that
+/// callers turn into their own typed error (`remote.malformed_response`, `server.invalid_json`).
+///
+/// Two ways to read the one top-level object a body must be:
+/// - ``topLevelMembers()``: every value as a ``JSONValue`` tree, each member with the byte range its value
+///   occupies, so a member (Apple's `receipt`) can be passed on byte for byte;
+/// - ``flatMembers()``: for requests, whose one large member is a base64 string: strings stay UTF-8 bytes
+///   (no `String` of 100 KB, and no copy beyond one when it has no escapes), objects and arrays are
+///   checked and reported only as ``Scalar/composite``.
+package struct JSONReader {
+    /// Why the bytes are not the JSON expected, in words (with the offset where it helps).
+    package struct Failure: Error, Sendable {
+        package let reason: String
+    }
+
+    /// One top-level member with its value and the byte range of that value in the input.
+    package struct Member {
+        package let key: String
+        package let value: JSONValue
+        package let range: Range<Int>
+    }
+
+    /// A top-level member's value as ``flatMembers()`` reads it.
+    package enum Scalar: Sendable, Equatable {
+        /// A string, unescaped, as UTF-8 bytes.
+        case string([UInt8])
+        /// A number, as its JSON text.
+        case number(String)
+        case bool(Bool)
+        case null
+        /// An object or an array: checked, not kept.
+        case composite
+    }
+
+    /// The deepest nesting accepted (the top-level object is depth 0).
+    package let maximumDepth: Int
+    /// The longest number accepted, in characters.
+    package static let maximumNumberLength = 64
+
+    private let bytes: [UInt8]
+    private var index = 0
+
+    package init(_ bytes: [UInt8], maximumDepth: Int) {
+        self.bytes = bytes
+        self.maximumDepth = maximumDepth
+    }
+
+    /// Reads a document that must be one object, keeping each member's value and its byte range.
+    package mutating func topLevelMembers() throws(Failure) -> [Member] {
+        try topLevelObject { (reader: inout JSONReader, key: String) throws(Failure) -> Member in
+            let start = reader.index
+            let value = try reader.value(depth: 1)
+            return Member(key: key, value: value, range: start..<reader.index)
+        }
+    }
+
+    /// Reads a document that must be one object, strings as bytes and nested values only checked.
+    package mutating func flatMembers() throws(Failure) -> [(key: String, value: Scalar)] {
+        try topLevelObject { (reader: inout JSONReader, key: String) throws(Failure) -> (key: String, value: Scalar) in
+            (key, try reader.scalar(depth: 1))
+        }
+    }
+
+    /// Reads a whole document holding any one value.
+    package mutating func document() throws(Failure) -> JSONValue {
+        skipWhitespace()
+        let value = try value(depth: 0)
+        skipWhitespace()
+        guard index == bytes.count else { throw fail("trailing bytes after the JSON value") }
+        return value
+    }
+
+    // MARK: - Structure
+
+    private mutating func topLevelObject<Read>(
+        _ readMember: (inout JSONReader, String) throws(Failure) -> Read
+    ) throws(Failure) -> [Read] {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "{") else { throw fail("the body is not a JSON object") }
+        index += 1
+        var members: [Read] = []
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+        } else {
+            while true {
+                skipWhitespace()
+                let key = String(decoding: try string(), as: UTF8.self)
+                skipWhitespace()
+                try expect(UInt8(ascii: ":"))
+                skipWhitespace()
+                members.append(try readMember(&self, key))
+                skipWhitespace()
+                if peek() == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                try expect(UInt8(ascii: "}"))
+                break
+            }
+        }
+        skipWhitespace()
+        guard index == bytes.count else { throw fail("trailing bytes after the JSON object") }
+        return members
+    }
+
+    private mutating func scalar(depth: Int) throws(Failure) -> Scalar {
+        switch peek() {
+        case UInt8(ascii: "\"")?: return .string(try string())
+        case UInt8(ascii: "{")?, UInt8(ascii: "[")?:
+            _ = try value(depth: depth)
+            return .composite
+        default:
+            switch try value(depth: depth) {
+            case .number(let text): return .number(text)
+            case .bool(let flag): return .bool(flag)
+            default: return .null
+            }
+        }
+    }
+
+    private mutating func value(depth: Int) throws(Failure) -> JSONValue {
+        guard depth <= maximumDepth else { throw fail("nested deeper than \(maximumDepth) levels") }
+        guard let byte = peek() else { throw fail("the body ends inside a value") }
+        switch byte {
+        case UInt8(ascii: "{"): return .object(try object(depth: depth))
+        case UInt8(ascii: "["): return .array(try array(depth: depth))
+        case UInt8(ascii: "\""): return .string(String(decoding: try string(), as: UTF8.self))
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
+        default: throw fail("unexpected byte 0x\(String(byte, radix: 16)) at offset \(index)")
+        }
+    }
+
+    private mutating func object(depth: Int) throws(Failure) -> JSONObject {
+        index += 1
+        var members: [JSONObject.Member] = []
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+            return JSONObject(members: members)
+        }
+        while true {
+            skipWhitespace()
+            let key = String(decoding: try string(), as: UTF8.self)
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"))
+            skipWhitespace()
+            members.append(JSONObject.Member(key: key, value: try value(depth: depth + 1)))
+            skipWhitespace()
+            if peek() == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            try expect(UInt8(ascii: "}"))
+            return JSONObject(members: members)
+        }
+    }
+
+    private mutating func array(depth: Int) throws(Failure) -> [JSONValue] {
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if peek() == UInt8(ascii: "]") {
+            index += 1
+            return elements
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try value(depth: depth + 1))
+            skipWhitespace()
+            if peek() == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            try expect(UInt8(ascii: "]"))
+            return elements
+        }
+    }
+
+    // MARK: - Tokens
+
+    /// RFC 8259 §7, as UTF-8 bytes: `\u` escapes with surrogate pairs; a lone surrogate becomes U+FFFD.
+    /// A string without escapes (every base64 string) is one scan and one copy.
+    private mutating func string() throws(Failure) -> [UInt8] {
+        guard peek() == UInt8(ascii: "\"") else { throw fail("expected a string at offset \(index)") }
+        index += 1
+        let start = index
+        while let byte = peek(), byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
+            guard byte >= 0x20 else { throw fail("unescaped control character in a string") }
+            index += 1
+        }
+        var output = Array(bytes[start..<index])
+        while true {
+            guard let byte = peek() else { throw fail("unterminated string") }
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return output
+            case UInt8(ascii: "\\"):
+                guard let escaped = peek() else { throw fail("unterminated escape") }
+                index += 1
+                switch escaped {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(escaped)
+                case UInt8(ascii: "b"): output.append(0x08)
+                case UInt8(ascii: "f"): output.append(0x0C)
+                case UInt8(ascii: "n"): output.append(0x0A)
+                case UInt8(ascii: "r"): output.append(0x0D)
+                case UInt8(ascii: "t"): output.append(0x09)
+                case UInt8(ascii: "u"): output += try unicodeEscape()
+                default: throw fail("invalid escape \\\(Character(Unicode.Scalar(escaped)))")
+                }
+            case 0..<0x20:
+                throw fail("unescaped control character in a string")
+            default:
+                output.append(byte)
+            }
+        }
+    }
+
+    /// The UTF-8 bytes of one `\uXXXX` escape (after `\u`), joined with a following low surrogate.
+    private mutating func unicodeEscape() throws(Failure) -> [UInt8] {
+        var scalar = try hex4()
+        if (0xD800..<0xDC00).contains(scalar), bytes[index...].starts(with: "\\u".utf8) {
+            let save = index
+            index += 2
+            let low = try hex4()
+            if (0xDC00..<0xE000).contains(low) {
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else {
+                index = save
+            }
+        }
+        return Array(String(Character(Unicode.Scalar(scalar) ?? "\u{FFFD}")).utf8)
+    }
+
+    private mutating func hex4() throws(Failure) -> UInt32 {
+        guard bytes.count - index >= 4 else { throw fail("truncated \\u escape") }
+        var value: UInt32 = 0
+        for byte in bytes[index..<(index + 4)] {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw fail("invalid \\u escape")
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        index += 4
+        return value
+    }
+
+    /// RFC 8259 §6: `-? int frac? exp?`, kept as text.
+    private mutating func number() throws(Failure) -> String {
+        let start = index
+        if peek() == UInt8(ascii: "-") { index += 1 }
+        guard let first = peek(), isDigit(first) else { throw fail("invalid number") }
+        if first == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            skipDigits()
+        }
+        if peek() == UInt8(ascii: ".") {
+            index += 1
+            guard let byte = peek(), isDigit(byte) else { throw fail("invalid fraction") }
+            skipDigits()
+        }
+        if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            index += 1
+            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
+            guard let byte = peek(), isDigit(byte) else { throw fail("invalid exponent") }
+            skipDigits()
+        }
+        guard index - start <= Self.maximumNumberLength else { throw fail("a number of \(index - start) characters") }
+        return String(decoding: bytes[start..<index], as: UTF8.self)
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+
+    private mutating func skipDigits() {
+        while let byte = peek(), isDigit(byte) { index += 1 }
+    }
+
+    private func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private mutating func skipWhitespace() {
+        while let byte = peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
+    }
+
+    private mutating func expect(_ byte: UInt8) throws(Failure) {
+        guard peek() == byte else { throw fail("expected '\(Character(Unicode.Scalar(byte)))' at offset \(index)") }
+        index += 1
+    }
+
+    private mutating func literal(_ word: StaticString) throws(Failure) {
+        let matches = word.withUTF8Buffer { bytes[index...].starts(with: $0) }
+        guard matches else { throw fail("invalid literal at offset \(index)") }
+        index += word.utf8CodeUnitCount
+    }
+
+    private func fail(_ reason: String) -> Failure { Failure(reason: reason) }
+}

@@ -1,0 +1,77 @@
+import ReceiptModel
+import Testing
+
+/// The package's one JSON reader: both modes read the same grammar, keep byte ranges and bytes exactly,
+/// and turn every malformed or hostile body into a `Failure`, never a trap.
+@Suite struct JSONReaderTests {
+    static func tree(_ text: String, depth: Int = 64) throws(JSONReader.Failure) -> [JSONReader.Member] {
+        var reader = JSONReader(Array(text.utf8), maximumDepth: depth)
+        return try reader.topLevelMembers()
+    }
+
+    static func flat(_ text: String, depth: Int = 16) throws(JSONReader.Failure) -> [(key: String, value: JSONReader.Scalar)] {
+        var reader = JSONReader(Array(text.utf8), maximumDepth: depth)
+        return try reader.flatMembers()
+    }
+
+    @Test func treeModeKeepsOrderDuplicatesAndEachValuesByteRange() throws {
+        let text = #" {"status":0, "receipt":{"a":[1,2.5e3,true,null],"a":"x"} ,"status":"7"} "#
+        let members = try Self.tree(text)
+        #expect(members.map(\.key) == ["status", "receipt", "status"])
+        let bytes = Array(text.utf8)
+        #expect(String(decoding: bytes[members[1].range], as: UTF8.self) == #"{"a":[1,2.5e3,true,null],"a":"x"}"#)
+        guard case .object(let receipt) = members[1].value else {
+            Issue.record("receipt is not an object")
+            return
+        }
+        #expect(receipt.members.map(\.key) == ["a", "a"])
+        #expect(receipt["a"] == .array([.number("1"), .number("2.5e3"), .bool(true), .null]))
+        // Written back with the package's one writer, the object is what was read.
+        #expect(members[1].value.jsonBytes == Array(#"{"a":[1,2.5e3,true,null],"a":"x"}"#.utf8))
+    }
+
+    @Test func flatModeKeepsStringsAsBytesAndOnlyChecksNestedValues() throws {
+        let members = try Self.flat(#"{"receipt-data":"MIIG\/w==","n":-0.5,"b":false,"z":null,"o":{"k":[{}]}}"#)
+        #expect(members.map(\.key) == ["receipt-data", "n", "b", "z", "o"])
+        #expect(members[0].value == .string(Array("MIIG/w==".utf8)))
+        #expect(members[1].value == .number("-0.5"))
+        #expect(members[2].value == .bool(false))
+        #expect(members[3].value == .null)
+        #expect(members[4].value == .composite)
+    }
+
+    @Test func escapesAndSurrogatePairsDecodeToUTF8() throws {
+        let members = try Self.flat(#"{"s":"\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00\ud800x"}"#)
+        let expected = Array("\"\\/\u{8}\u{c}\n\r\té😀\u{FFFD}x".utf8)
+        #expect(members.first?.value == .string(expected))
+    }
+
+    @Test(arguments: [
+        "", " ", "[]", "\"x\"", "{", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{\"a\":1} x", "{\"a\":01}", "{\"a\":1.}",
+        "{\"a\":1e}", "{\"a\":tru}", "{\"a\":\"\\x\"}", "{\"a\":\"\\u12\"}", "{\"a\":\"\u{1}\"}", "{\"a\":\"open}",
+        "{a:1}", "{\"a\":-}", "{\"a\":[1 2]}", "{\"a\":\"\\",
+    ])
+    func malformedBodiesAreFailuresInBothModes(_ text: String) {
+        #expect(throws: JSONReader.Failure.self) { try Self.tree(text) }
+        #expect(throws: JSONReader.Failure.self) { try Self.flat(text) }
+    }
+
+    @Test func nestingAndNumbersAreBounded() throws {
+        // A member's value is depth 1: a maximum of 16 allows 16 nested arrays, not 17.
+        let nested = String(repeating: "[", count: 17) + String(repeating: "]", count: 17)
+        #expect(throws: JSONReader.Failure.self) { try Self.flat("{\"a\":\(nested)}", depth: 16) }
+        _ = try Self.flat("{\"a\":\(nested)}", depth: 17)
+        let hostile = String(repeating: "[", count: 100_000)
+        #expect(throws: JSONReader.Failure.self) { try Self.tree("{\"a\":\(hostile)}") }
+        let long = String(repeating: "9", count: JSONReader.maximumNumberLength + 1)
+        #expect(throws: JSONReader.Failure.self) { try Self.tree("{\"a\":\(long)}") }
+        _ = try Self.tree("{\"a\":\(long.dropFirst())}")
+    }
+
+    @Test func documentReadsAnyOneValue() throws {
+        var reader = JSONReader(Array(" [1,{\"k\":\"v\"}] ".utf8), maximumDepth: 4)
+        #expect(try reader.document() == .array([.number("1"), .object(JSONObject(members: [.init(key: "k", value: .string("v"))]))]))
+        var trailing = JSONReader(Array("1 2".utf8), maximumDepth: 4)
+        #expect(throws: JSONReader.Failure.self) { try trailing.document() }
+    }
+}
