@@ -25,6 +25,7 @@ extension AppleStandIn {
             case (.sandbox?, .production): return Self.statusOnly(21007, request.endpoint)
             case (.production?, .sandbox): return Self.statusOnly(21008, request.endpoint)
             case (.sandbox?, .sandbox), (.production?, .production): break
+            case (.sandbox?, .xcode), (.production?, .xcode): return Self.statusOnly(21003, request.endpoint)  // no Xcode listener
             case (.xcode?, _), (nil, _): return Self.statusOnly(21003, request.endpoint)
             }
             return render(
@@ -41,7 +42,7 @@ extension AppleStandIn {
         }
     }
 
-    static func statusOnly(_ status: Int, _ endpoint: StandInEndpoint) -> [UInt8] {
+    static func statusOnly(_ status: Int, _ endpoint: ReceiptEnvironment) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.field("status", Int64(status))

@@ -49,8 +49,8 @@ public final class AppleStandIn: Sendable {
     }
 
     private struct State {
-        var scripts: [StandInEndpoint: [StandInBehaviour]] = [:]
-        var defaults: [StandInEndpoint: StandInBehaviour] = [:]
+        var scripts: [ReceiptEnvironment: [StandInBehaviour]] = [:]
+        var defaults: [ReceiptEnvironment: StandInBehaviour] = [:]
         var recorded: [RecordedRequest] = []
     }
 
@@ -67,22 +67,22 @@ public final class AppleStandIn: Sendable {
     // MARK: - Scripting and recording
 
     /// Appends behaviours to an endpoint's script; each request takes the next one.
-    public func script(_ endpoint: StandInEndpoint, _ behaviours: [StandInBehaviour]) {
+    public func script(_ endpoint: ReceiptEnvironment, _ behaviours: [StandInBehaviour]) {
         state.withLock { $0.scripts[endpoint, default: []] += behaviours }
     }
 
     /// What an endpoint does once its script is used up (``StandInBehaviour/apple`` at first).
-    public func setDefault(_ endpoint: StandInEndpoint, _ behaviour: StandInBehaviour) {
+    public func setDefault(_ endpoint: ReceiptEnvironment, _ behaviour: StandInBehaviour) {
         state.withLock { $0.defaults[endpoint] = behaviour }
     }
 
     /// Every request received so far, in arrival order (optionally only one endpoint's).
-    public func requests(_ endpoint: StandInEndpoint? = nil) -> [RecordedRequest] {
+    public func requests(_ endpoint: ReceiptEnvironment? = nil) -> [RecordedRequest] {
         state.withLock { state in state.recorded.filter { endpoint == nil || $0.endpoint == endpoint } }
     }
 
     /// How many requests an endpoint received.
-    public func callCount(_ endpoint: StandInEndpoint) -> Int { requests(endpoint).count }
+    public func callCount(_ endpoint: ReceiptEnvironment) -> Int { requests(endpoint).count }
 
     /// Forgets scripts, defaults and recorded requests.
     public func reset() { state.withLock { $0 = State() } }
@@ -111,9 +111,9 @@ public final class AppleStandIn: Sendable {
         host: String = "127.0.0.1", productionPort: Int = 0, sandboxPort: Int = 0,
         onReady: @escaping @Sendable (StandInAddresses) async -> Void
     ) async throws {
-        let (ports, continuation) = AsyncStream<(StandInEndpoint, Int)>.makeStream()
+        let (ports, continuation) = AsyncStream<(ReceiptEnvironment, Int)>.makeStream()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for endpoint in StandInEndpoint.allCases {
+            for endpoint in [ReceiptEnvironment.production, .sandbox] {
                 let port = endpoint == .production ? productionPort : sandboxPort
                 let application = Application(
                     router: makeRouter(endpoint),
@@ -125,10 +125,10 @@ public final class AppleStandIn: Sendable {
                     try await application.run()
                 }
             }
-            var bound: [StandInEndpoint: Int] = [:]
+            var bound: [ReceiptEnvironment: Int] = [:]
             for await (endpoint, port) in ports {
                 bound[endpoint] = port
-                if bound.count == StandInEndpoint.allCases.count { break }
+                if bound.count == 2 { break }
             }
             if let production = bound[.production], let sandbox = bound[.sandbox] {
                 let addresses = StandInAddresses(host: host, productionPort: production, sandboxPort: sandbox)
@@ -163,7 +163,7 @@ public final class AppleStandIn: Sendable {
         }
     }
 
-    private func makeRouter(_ endpoint: StandInEndpoint) -> Router<BasicRequestContext> {
+    private func makeRouter(_ endpoint: ReceiptEnvironment) -> Router<BasicRequestContext> {
         let router = Router()
         router.post("verifyReceipt") { request, _ -> Response in
             var request = request

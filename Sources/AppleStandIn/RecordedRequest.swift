@@ -1,9 +1,10 @@
-import ReceiptModel
+public import ReceiptModel
+public import ReceiptVerification
 
 /// One request the stand-in received, kept for tests to assert on.
 public struct RecordedRequest: Sendable {
     /// The endpoint that received it.
-    public let endpoint: StandInEndpoint
+    public let endpoint: ReceiptEnvironment
     /// The body exactly as received.
     public let body: [UInt8]
     /// `receipt-data`, when the body is a JSON object carrying it as a string.
@@ -15,7 +16,7 @@ public struct RecordedRequest: Sendable {
     /// `false` when the body is not a JSON object.
     public let isJSONObject: Bool
 
-    init(endpoint: StandInEndpoint, body: [UInt8]) {
+    init(endpoint: ReceiptEnvironment, body: [UInt8]) {
         self.endpoint = endpoint
         self.body = body
         var reader = JSONReader(body, maximumDepth: 64)

@@ -1,3 +1,5 @@
+public import ReceiptVerification
+
 /// Where a running stand-in listens.
 public struct StandInAddresses: Sendable, Hashable {
     /// The bound host (127.0.0.1 in tests).
@@ -19,7 +21,7 @@ public struct StandInAddresses: Sendable, Hashable {
     public var sandboxURL: String { "http://\(host):\(sandboxPort)/verifyReceipt" }
 
     /// The port of one endpoint.
-    public func port(_ endpoint: StandInEndpoint) -> Int {
+    public func port(_ endpoint: ReceiptEnvironment) -> Int {
         endpoint == .production ? productionPort : sandboxPort
     }
 }

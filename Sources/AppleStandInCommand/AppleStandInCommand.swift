@@ -69,7 +69,7 @@ struct AppleStandInCommand: AsyncParsableCommand {
         var logger = Logger(label: "apple-standin")
         logger.logLevel = .warning
         let standIn = AppleStandIn(configuration: configuration, logger: logger)
-        for (endpoint, script) in [(StandInEndpoint.production, productionScript), (.sandbox, sandboxScript)] {
+        for (endpoint, script) in [(ReceiptEnvironment.production, productionScript), (.sandbox, sandboxScript)] {
             guard let script else { continue }
             var behaviours: [StandInBehaviour] = []
             for token in script.split(separator: ",") {

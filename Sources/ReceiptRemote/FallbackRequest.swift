@@ -21,7 +21,7 @@ public struct FallbackRequest: Sendable, CustomStringConvertible, CustomDebugStr
     /// Overrides the verifier's policy for this call (also applied to Apple's answer: bundle id, environment).
     public var policy: ReceiptPolicy?
     /// The verifyReceipt endpoint asked first (production by default, as Apple advises).
-    public var startEnvironment: VerifyReceiptEnvironment
+    public var startEnvironment: ReceiptEnvironment
     /// `false` forbids asking Apple for this call, whatever the verifier's configuration (a client may
     /// only turn the fallback off, never on).
     public var allowsRemote: Bool
@@ -29,7 +29,7 @@ public struct FallbackRequest: Sendable, CustomStringConvertible, CustomDebugStr
     public init(
         password: String? = nil, excludeOldTransactions: Bool? = nil, subscriptionStateAt: ReceiptDate? = nil,
         validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil,
-        startEnvironment: VerifyReceiptEnvironment = .production, allowsRemote: Bool = true
+        startEnvironment: ReceiptEnvironment = .production, allowsRemote: Bool = true
     ) {
         self.allowsRemote = allowsRemote
         self.password = password

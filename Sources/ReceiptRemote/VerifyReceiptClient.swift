@@ -1,6 +1,7 @@
 public import AsyncHTTPClient
 public import Logging
 import NIOCore
+public import ReceiptVerification
 
 /// Apple's verifyReceipt client, done the way Apple documents it and robust to Apple's bad days.
 ///
@@ -55,8 +56,8 @@ public final class VerifyReceiptClient: Sendable {
         }
 
         /// The URL for an environment.
-        public func url(for environment: VerifyReceiptEnvironment) -> String {
-            environment == .production ? productionURL : sandboxURL
+        public func url(for environment: ReceiptEnvironment) -> String {
+            environment.endpoint == .production ? productionURL : sandboxURL
         }
     }
 
@@ -133,7 +134,7 @@ public final class VerifyReceiptClient: Sendable {
         let start = clock.now()
         let deadline = start + configuration.deadline
         let body = request.body
-        var environment = request.startEnvironment
+        var environment = request.startEnvironment.endpoint
         var hopped = false
         var attempts = 0
         var failedAttempts = 0
@@ -146,7 +147,7 @@ public final class VerifyReceiptClient: Sendable {
                 throw deadlineExceeded(after: lastFailure, attempts: attempts)
             }
             guard let permit = circuitBreaker.acquire() else {
-                logger.debug("verifyReceipt refused: circuit open", metadata: ["environment": "\(environment)"])
+                logger.debug("verifyReceipt refused: circuit open", metadata: ["environment": "\(environment.endpointName)"])
                 throw RemoteError(
                     .circuitOpen, "the circuit breaker is open after repeated failures",
                     lastStatus: lastFailure?.lastStatus,
@@ -154,7 +155,7 @@ public final class VerifyReceiptClient: Sendable {
             }
             attempts += 1
             var attemptLogger = logger
-            attemptLogger[metadataKey: "environment"] = "\(environment)"
+            attemptLogger[metadataKey: "environment"] = "\(environment.endpointName)"
             attemptLogger[metadataKey: "attempt"] = "\(attempts)"
             let timeout = min(configuration.attemptTimeout, remaining)
             let outcome = await attempt(body: body, environment: environment, timeout: timeout, logger: attemptLogger)
@@ -164,18 +165,18 @@ public final class VerifyReceiptClient: Sendable {
             case .success(let response):
                 attemptLogger.debug("verifyReceipt answered", metadata: ["status": "\(response.status)"])
                 let wrongEnvironment =
-                    (response.status == 21007 && environment == .production)
-                    || (response.status == 21008 && environment == .sandbox)
+                    (response.status == 21007 && environment.endpoint == .production)
+                    || (response.status == 21008 && environment.endpoint == .sandbox)
                 if response.status == 21007 || response.status == 21008 {
                     circuitBreaker.recordSuccess()
                     guard wrongEnvironment, !hopped else {
                         throw RemoteError(
                             .environmentLoop,
-                            "status \(response.status) from \(environment) after the other endpoint redirected",
+                            "status \(response.status) from \(environment.endpointName) after the other endpoint redirected",
                             lastStatus: response.status, attempts: attempts)
                     }
                     hopped = true
-                    environment = environment.other
+                    environment = environment.otherEndpoint
                     continue
                 }
                 guard Self.isRetryable(response) else {
@@ -234,7 +235,7 @@ public final class VerifyReceiptClient: Sendable {
 
     /// One HTTP exchange: POST, status check, capped body, strict decode.
     private func attempt(
-        body: [UInt8], environment: VerifyReceiptEnvironment, timeout: Duration, logger: Logger
+        body: [UInt8], environment: ReceiptEnvironment, timeout: Duration, logger: Logger
     ) async -> Result<VerifyReceiptResponse, RemoteError> {
         var request = HTTPClientRequest(url: configuration.url(for: environment))
         request.method = .POST
@@ -252,9 +253,9 @@ public final class VerifyReceiptClient: Sendable {
                 // Drain (bounded) so the connection can be reused; the content is not needed.
                 _ = try? await response.body.collect(upTo: 64 * 1024)
                 if status >= 500 {
-                    return .failure(RemoteError(.unavailable, "HTTP \(status) from \(environment)"))
+                    return .failure(RemoteError(.unavailable, "HTTP \(status) from \(environment.endpointName)"))
                 }
-                return .failure(RemoteError(.httpStatus, "HTTP \(status) from \(environment)"))
+                return .failure(RemoteError(.httpStatus, "HTTP \(status) from \(environment.endpointName)"))
             }
             let buffer = try await response.body.collect(upTo: limit)
             return Result { () throws(RemoteError) in try VerifyReceiptResponse(body: Array(buffer.readableBytesView)) }
@@ -264,9 +265,9 @@ public final class VerifyReceiptClient: Sendable {
     }
 
     /// Turns what AsyncHTTPClient and NIO throw into codes.
-    static func map(_ error: any Error, limit: Int, environment: VerifyReceiptEnvironment) -> RemoteError {
+    static func map(_ error: any Error, limit: Int, environment: ReceiptEnvironment) -> RemoteError {
         if error is NIOTooManyBytesError {
-            return RemoteError(.responseTooLarge, "the response from \(environment) exceeds \(limit) bytes")
+            return RemoteError(.responseTooLarge, "the response from \(environment.endpointName) exceeds \(limit) bytes")
         }
         if error is CancellationError {
             return RemoteError(.cancelled, "the call was cancelled")
@@ -275,16 +276,16 @@ public final class VerifyReceiptClient: Sendable {
             switch error {
             case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .tlsHandshakeTimeout,
                 .getConnectionFromPoolTimeout:
-                return RemoteError(.timeout, "no answer from \(environment) within the attempt timeout (\(error))")
+                return RemoteError(.timeout, "no answer from \(environment.endpointName) within the attempt timeout (\(error))")
             case .cancelled:
                 return RemoteError(.cancelled, "the call was cancelled")
             case .invalidURL, .emptyHost, .emptyScheme:
-                return RemoteError(.invalidConfiguration, "the \(environment) URL is not usable (\(error))")
+                return RemoteError(.invalidConfiguration, "the \(environment.endpointName) URL is not usable (\(error))")
             default:
-                return RemoteError(.unavailable, "\(environment) failed: \(error)")
+                return RemoteError(.unavailable, "\(environment.endpointName) failed: \(error)")
             }
         }
-        return RemoteError(.unavailable, "\(environment) failed: \(error)")
+        return RemoteError(.unavailable, "\(environment.endpointName) failed: \(error)")
     }
 
     static func timeAmount(_ duration: Duration) -> TimeAmount {

@@ -1,4 +1,5 @@
 public import ReceiptModel
+public import ReceiptVerification
 
 /// What is sent to verifyReceipt: `{"receipt-data", "password", "exclude-old-transactions"}`.
 ///
@@ -14,14 +15,14 @@ public struct VerifyReceiptRequest: Sendable, CustomStringConvertible, CustomDeb
     /// `exclude-old-transactions`: only the newest transaction of each subscription.
     public var excludeOldTransactions: Bool?
     /// The endpoint asked first. Apple's advice is production first, then sandbox on 21007.
-    public var startEnvironment: VerifyReceiptEnvironment
+    public var startEnvironment: ReceiptEnvironment
 
     /// - Parameters:
     ///   - receiptData: base64 text, sent as given.
     ///   - password: the shared secret, when the app has one.
     public init(
         receiptData: String, password: String? = nil, excludeOldTransactions: Bool? = nil,
-        startEnvironment: VerifyReceiptEnvironment = .production
+        startEnvironment: ReceiptEnvironment = .production
     ) {
         self.receiptData = receiptData
         self.password = password
@@ -34,7 +35,7 @@ public struct VerifyReceiptRequest: Sendable, CustomStringConvertible, CustomDeb
     /// Apple the very bytes it verified, never the client's wrapping of them.
     public init(
         receipt: ReceiptInput.CanonicalBytes, password: String? = nil, excludeOldTransactions: Bool? = nil,
-        startEnvironment: VerifyReceiptEnvironment = .production
+        startEnvironment: ReceiptEnvironment = .production
     ) {
         self.init(
             receiptData: Base64.encode(receipt.bytes), password: password,
@@ -47,7 +48,7 @@ public struct VerifyReceiptRequest: Sendable, CustomStringConvertible, CustomDeb
     /// - Throws: ``ReceiptModel/ReceiptError`` when the bytes are not a receipt in any of those forms.
     public init(
         receiptBytes: [UInt8], password: String? = nil, excludeOldTransactions: Bool? = nil,
-        startEnvironment: VerifyReceiptEnvironment = .production
+        startEnvironment: ReceiptEnvironment = .production
     ) throws(ReceiptError) {
         self.init(
             receipt: try ReceiptInput.canonicalBytes(of: receiptBytes[...]), password: password,

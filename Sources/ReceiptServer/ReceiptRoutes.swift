@@ -120,7 +120,7 @@ public struct ReceiptRoutes: Sendable {
             request: FallbackRequest(
                 password: password ?? configuration.sharedSecret, excludeOldTransactions: excludeOld ? true : nil,
                 subscriptionStateAt: password == nil ? nil : now, validationTime: validationTime(now: now),
-                startEnvironment: endpoint == .sandbox ? .sandbox : .production))
+                startEnvironment: endpoint))
         limiter.release()
         record.note(result)
 
