@@ -18,6 +18,9 @@ public struct FallbackRequest: Sendable, CustomStringConvertible, CustomDebugStr
     public var subscriptionStateAt: ReceiptDate?
     /// Overrides the verifier's validation time for this call.
     public var validationTime: ValidationTime?
+    /// The instant ``ReceiptVerification/ValidationTime/now`` stands for in this call; `nil` reads the
+    /// verifier's clock (only when the validation time is `now`).
+    public var now: ReceiptDate?
     /// Overrides the verifier's policy for this call (also applied to Apple's answer: bundle id, environment).
     public var policy: ReceiptPolicy?
     /// The verifyReceipt endpoint asked first (production by default, as Apple advises).
@@ -28,7 +31,7 @@ public struct FallbackRequest: Sendable, CustomStringConvertible, CustomDebugStr
 
     public init(
         password: String? = nil, excludeOldTransactions: Bool? = nil, subscriptionStateAt: ReceiptDate? = nil,
-        validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil,
+        validationTime: ValidationTime? = nil, now: ReceiptDate? = nil, policy: ReceiptPolicy? = nil,
         startEnvironment: ReceiptEnvironment = .production, allowsRemote: Bool = true
     ) {
         self.allowsRemote = allowsRemote
@@ -36,6 +39,7 @@ public struct FallbackRequest: Sendable, CustomStringConvertible, CustomDebugStr
         self.excludeOldTransactions = excludeOldTransactions
         self.subscriptionStateAt = subscriptionStateAt
         self.validationTime = validationTime
+        self.now = now
         self.policy = policy
         self.startEnvironment = startEnvironment
     }

@@ -96,7 +96,7 @@ public final class FallbackVerifier: Sendable {
             let time = request.validationTime ?? verifier.configuration.validationTime
             return (nil, Verdict.malformed(error, validationTime: time))
         }
-        return (canonical, verifier.verify(input, validationTime: request.validationTime, policy: request.policy))
+        return (canonical, verifier.verify(input, validationTime: request.validationTime, policy: request.policy, now: request.now))
     }
 
     /// The decision table's first half: does this local verdict go to Apple?

@@ -119,7 +119,7 @@ public struct ReceiptRoutes: Sendable {
             receiptData,
             request: FallbackRequest(
                 password: password ?? configuration.sharedSecret, excludeOldTransactions: excludeOld ? true : nil,
-                subscriptionStateAt: password == nil ? nil : now, validationTime: validationTime(now: now),
+                subscriptionStateAt: password == nil ? nil : now, validationTime: configuration.validationTime, now: now,
                 startEnvironment: endpoint))
         limiter.release()
         record.note(result)
@@ -169,13 +169,6 @@ public struct ReceiptRoutes: Sendable {
     /// `https://buy.itunes.apple.com/verifyReceipt`, `/sandbox/verifyReceipt` for the sandbox one.
     public static func path(_ endpoint: ReceiptEnvironment) -> String {
         endpoint == .production ? "/verifyReceipt" : "/sandbox/verifyReceipt"
-    }
-
-    func validationTime(now: ReceiptDate) -> ValidationTime {
-        switch configuration.validationTime {
-        case .receiptCreation: .receiptCreation
-        case .now: .now(now)
-        }
     }
 
     // MARK: - /v1/verify
@@ -242,7 +235,7 @@ public struct ReceiptRoutes: Sendable {
         let now = configuration.clock()
         let time: ValidationTime
         do throws(ServerError) {
-            time = try options.validationTime(policy: configuration.validationTime, now: now)
+            time = try options.validationTime(policy: configuration.validationTime)
         } catch {
             return refuse(error)
         }
@@ -254,7 +247,7 @@ public struct ReceiptRoutes: Sendable {
             request: FallbackRequest(
                 password: options.password ?? configuration.sharedSecret,
                 excludeOldTransactions: options.excludeOldTransactions ? true : nil,
-                subscriptionStateAt: options.password == nil ? nil : now, validationTime: time,
+                subscriptionStateAt: options.password == nil ? nil : now, validationTime: time, now: now,
                 allowsRemote: options.allowsRemote))
         limiter.release()
         // Text that is not base64 is a transport mistake (HTTP 400), not a verdict about a receipt.

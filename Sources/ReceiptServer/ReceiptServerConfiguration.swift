@@ -1,22 +1,17 @@
 public import ReceiptModel
+public import ReceiptVerification
 
 /// Everything the server is told up front: where to listen, how "now" is read, the environment
 /// contract, the shared secret and the limits. Verification settings live in the decider's verifier.
 public struct ReceiptServerConfiguration: Sendable, CustomStringConvertible {
-    /// The instant chains are validated at, per request.
-    public enum ValidationTimePolicy: String, Sendable, Hashable {
-        /// The receipt's creation date (attribute 12): Apple's receipts stay verifiable after their leaf expires.
-        case receiptCreation = "creation"
-        /// The instant the server answers (read from ``ReceiptServerConfiguration/clock``).
-        case now
-    }
-
     /// The address to bind; loopback by default.
     public var host: String
     /// The TCP port; 0 picks a free one.
     public var port: Int
-    /// How each request's validation time is chosen.
-    public var validationTime: ValidationTimePolicy
+    /// The instant chains are validated at: `.receiptCreation` (Apple's receipts stay verifiable after their
+    /// leaf expires), `.now` (the instant the server answers, read from ``clock`` once per request) or a
+    /// fixed instant.
+    public var validationTime: ValidationTime
     /// Answer both verifyReceipt endpoints for receipts of any environment instead of Apple's
     /// 21007 / 21008.
     public var acceptsAnyEnvironment: Bool
@@ -31,14 +26,14 @@ public struct ReceiptServerConfiguration: Sendable, CustomStringConvertible {
     public var bodyTimeout: Duration
     /// Connections idle this long (no request, or a request head that never completes) are closed.
     public var idleTimeout: Duration
-    /// Where "now" comes from: the answer's `request_date` and ``ValidationTimePolicy/now``.
+    /// Where "now" comes from: the answer's `request_date` and `ValidationTime.now`.
     public var clock: @Sendable () -> ReceiptDate
 
     public init(
-        host: String = "127.0.0.1", port: Int = 8080, validationTime: ValidationTimePolicy = .receiptCreation,
+        host: String = "127.0.0.1", port: Int = 8080, validationTime: ValidationTime = .receiptCreation,
         acceptsAnyEnvironment: Bool = false, sharedSecret: String? = nil, maximumBodySize: Int = 1 << 20,
         maximumInFlight: Int = 256, bodyTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60),
-        clock: @escaping @Sendable () -> ReceiptDate = SystemClock.now
+        clock: @escaping @Sendable () -> ReceiptDate = ReceiptDate.systemNow
     ) {
         self.host = host
         self.port = port
@@ -54,9 +49,28 @@ public struct ReceiptServerConfiguration: Sendable, CustomStringConvertible {
 
     /// The settings, for the startup log; the shared secret shows only as set or not.
     public var description: String {
-        "host \(host), port \(port), validation time \(validationTime.rawValue), "
+        "host \(host), port \(port), validation time \(Self.name(validationTime)), "
             + "environments \(acceptsAnyEnvironment ? "any" : "per endpoint"), "
             + "shared secret \(sharedSecret == nil ? "unset" : "set"), max body \(maximumBodySize) bytes, "
             + "max in flight \(maximumInFlight), body timeout \(bodyTimeout), idle timeout \(idleTimeout)"
+    }
+
+    /// The validation time as the command line and `/v1/verify` spell it: `creation`, `now` or an RFC 3339
+    /// instant.
+    public static func name(_ time: ValidationTime) -> String {
+        switch time {
+        case .receiptCreation: "creation"
+        case .now: "now"
+        case .fixed(let instant): instant.description
+        }
+    }
+
+    /// Reads `creation`, `now` or an RFC 3339 instant; `nil` for anything else.
+    public static func validationTime(named text: String) -> ValidationTime? {
+        switch text {
+        case "creation": .receiptCreation
+        case "now": .now
+        default: ReceiptDate(rfc3339: text).map { .fixed($0) }
+        }
     }
 }

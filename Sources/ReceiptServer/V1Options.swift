@@ -8,17 +8,9 @@ public import ReceiptVerification
 /// by ``validationTime(policy:now:)``; `allow_remote` can only turn the fallback off; `password` is held to
 /// the configured shared secret by the route, as on `/verifyReceipt`.
 public struct V1Options: Sendable, Equatable {
-    /// A per-request validation time.
-    public enum Time: Sendable, Equatable {
-        case receiptCreation
-        /// The instant the server answers.
-        case now
-        case fixed(ReceiptDate)
-    }
-
     /// `validation_time`: `creation`, `now` or an RFC 3339 instant; `nil` uses the server's policy. Only
     /// choices at least as strict as the server's are accepted (``validationTime(policy:now:)``).
-    public var validationTime: Time?
+    public var validationTime: ValidationTime?
     /// `exclude_old_transactions`.
     public var excludeOldTransactions: Bool
     /// `password`, the app's shared secret (for the remote fallback).
@@ -28,7 +20,7 @@ public struct V1Options: Sendable, Equatable {
     public var allowsRemote: Bool
 
     public init(
-        validationTime: Time? = nil, excludeOldTransactions: Bool = false, password: String? = nil,
+        validationTime: ValidationTime? = nil, excludeOldTransactions: Bool = false, password: String? = nil,
         allowsRemote: Bool = true
     ) {
         self.validationTime = validationTime
@@ -74,16 +66,17 @@ public struct V1Options: Sendable, Equatable {
     ///   A fixed instant is refused: it could validate a chain that was not valid when the receipt was
     ///   created.
     ///
-    /// - Parameters:
-    ///   - policy: the operator's validation-time policy.
-    ///   - now: the instant the server answers, read once per request.
+    /// - Parameter policy: the operator's validation time.
     /// - Throws: ``ServerError`` ``ServerError/Code/invalidOption`` when the client asks for a looser time.
-    public func validationTime(policy: ReceiptServerConfiguration.ValidationTimePolicy, now: ReceiptDate)
-        throws(ServerError) -> ValidationTime
-    {
+    public func validationTime(policy: ValidationTime) throws(ServerError) -> ValidationTime {
         switch (policy, validationTime) {
-        case (.now, nil), (.now, .now?), (.receiptCreation, .now?): return .now(now)
+        case (.now, nil), (.now, .now?), (.receiptCreation, .now?): return .now
         case (.receiptCreation, nil), (.receiptCreation, .receiptCreation?): return .receiptCreation
+        case (.fixed(let instant), nil): return .fixed(instant)
+        case (.fixed(let instant), .fixed(let asked)?) where asked == instant: return .fixed(instant)
+        case (.fixed, _):
+            throw ServerError(
+                .invalidOption, "this server validates chains at a fixed instant: validation_time may only name it")
         case (.now, .receiptCreation?), (.now, .fixed?):
             throw ServerError(
                 .invalidOption, "this server validates chains at the time of the request: validation_time may only be now")
@@ -94,16 +87,11 @@ public struct V1Options: Sendable, Equatable {
         }
     }
 
-    static func time(_ text: String) throws(ServerError) -> Time {
-        switch text {
-        case "creation": return .receiptCreation
-        case "now": return .now
-        default:
-            guard let instant = ReceiptDate(rfc3339: text) else {
-                throw ServerError(.invalidOption, "validation_time takes creation, now or an RFC 3339 instant")
-            }
-            return .fixed(instant)
+    static func time(_ text: String) throws(ServerError) -> ValidationTime {
+        guard let time = ReceiptServerConfiguration.validationTime(named: text) else {
+            throw ServerError(.invalidOption, "validation_time takes creation, now or an RFC 3339 instant")
         }
+        return time
     }
 
     static func flag(_ name: String, _ value: String) throws(ServerError) -> Bool {

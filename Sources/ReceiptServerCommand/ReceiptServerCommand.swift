@@ -129,7 +129,9 @@ struct ReceiptServerCommand: AsyncParsableCommand {
                 })
         }
         let atName = at ?? env("RECEIPT_SERVER_AT") ?? "creation"
-        guard let validationTime = ReceiptServerConfiguration.ValidationTimePolicy(rawValue: atName) else {
+        guard let validationTime = ReceiptServerConfiguration.validationTime(named: atName),
+            validationTime == .receiptCreation || validationTime == .now
+        else {
             throw ValidationError("--at takes creation or now")
         }
 

@@ -3,13 +3,15 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
+public import ReceiptModel
 
 extension ReceiptVerifier {
     /// Verifies receipt bytes held in Foundation's `Data` (e.g. a request body or a file read with
     /// Foundation); see ``verify(_:validationTime:policy:)-(ArraySlice<UInt8>,_,_)``.
     public func verify(
-        _ data: Data, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
+        _ data: Data, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil,
+        now: ReceiptDate? = nil
     ) -> Verdict {
-        verify(Array(data)[...], validationTime: validationTime, policy: policy)
+        verify(Array(data)[...], validationTime: validationTime, policy: policy, now: now)
     }
 }

@@ -13,14 +13,15 @@ extension ReceiptVerifier {
     /// certificate is an untrusted root (`invalid`). When the operator trusts the issuing intermediate (an
     /// additional root), the path completes and a receipt that passes everything is `valid`.
     public func verify(
-        _ receipt: IOS6TransactionReceipt, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
+        _ receipt: IOS6TransactionReceipt, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil,
+        now: ReceiptDate? = nil
     ) -> Verdict {
         let timePolicy = validationTime ?? configuration.validationTime
         let policy = policy ?? configuration.policy
         // The plist's "environment" entry is outside the signed purchase-info, so anyone can edit it:
         // the environment stays unknown until Apple (the endpoint that answers) says.
         let environment: ReceiptEnvironment? = nil
-        let instant = timePolicy.instant(creationDate: receipt.purchaseInfo.purchaseDate)
+        let instant = timePolicy.instant(creationDate: receipt.purchaseInfo.purchaseDate) { now ?? configuration.clock() }
         func finish(_ reasons: [Reason], chain: [String]) -> Verdict {
             Self.verdict(
                 reasons, receipt: .iOS6(receipt), environment: environment, validationTime: timePolicy,

@@ -46,11 +46,14 @@ public final class ReceiptVerifier: Sendable {
     /// - Parameters:
     ///   - validationTime: overrides ``Configuration/validationTime`` for this call.
     ///   - policy: overrides ``Configuration/policy`` for this call.
+    ///   - now: the instant ``ValidationTime/now`` stands for in this call; `nil` reads ``Configuration/clock``
+    ///     (only when the validation time is `now`).
     public func verify(
-        _ bytes: ArraySlice<UInt8>, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
+        _ bytes: ArraySlice<UInt8>, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil,
+        now: ReceiptDate? = nil
     ) -> Verdict {
         do throws(ReceiptError) {
-            return verify(try ReceiptInput(bytes: bytes), validationTime: validationTime, policy: policy)
+            return verify(try ReceiptInput(bytes: bytes), validationTime: validationTime, policy: policy, now: now)
         } catch {
             return Verdict.malformed(error, validationTime: validationTime ?? configuration.validationTime)
         }
@@ -58,26 +61,29 @@ public final class ReceiptVerifier: Sendable {
 
     /// Verifies receipt bytes; see ``verify(_:validationTime:policy:)-(ArraySlice<UInt8>,_,_)``.
     public func verify(
-        _ bytes: [UInt8], validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
+        _ bytes: [UInt8], validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil,
+        now: ReceiptDate? = nil
     ) -> Verdict {
-        verify(bytes[...], validationTime: validationTime, policy: policy)
+        verify(bytes[...], validationTime: validationTime, policy: policy, now: now)
     }
 
     /// Verifies receipt text, e.g. verifyReceipt's `receipt-data` (base64) or iOS 6 plist text; see
     /// ``verify(_:validationTime:policy:)-(ArraySlice<UInt8>,_,_)``.
     public func verify(
-        _ text: String, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
+        _ text: String, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil,
+        now: ReceiptDate? = nil
     ) -> Verdict {
-        verify(Array(text.utf8)[...], validationTime: validationTime, policy: policy)
+        verify(Array(text.utf8)[...], validationTime: validationTime, policy: policy, now: now)
     }
 
     /// Verifies an already decoded receipt of either kind.
     public func verify(
-        _ input: ReceiptInput, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
+        _ input: ReceiptInput, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil,
+        now: ReceiptDate? = nil
     ) -> Verdict {
         switch input {
-        case .appReceipt(let receipt): verify(receipt, validationTime: validationTime, policy: policy)
-        case .iOS6(let receipt): verify(receipt, validationTime: validationTime, policy: policy)
+        case .appReceipt(let receipt): verify(receipt, validationTime: validationTime, policy: policy, now: now)
+        case .iOS6(let receipt): verify(receipt, validationTime: validationTime, policy: policy, now: now)
         }
     }
 
@@ -89,14 +95,15 @@ public final class ReceiptVerifier: Sendable {
     /// leaf's validity; the CMS signature (RFC 5652 §5.4); then the policy, unless the receipt is already proven
     /// false. The first reason is a proving one whenever there is one (see ``verdict(_:environment:validationTime:instant:chain:)``).
     public func verify(
-        _ receipt: AppReceipt, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil
+        _ receipt: AppReceipt, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil,
+        now: ReceiptDate? = nil
     ) -> Verdict {
         let timePolicy = validationTime ?? configuration.validationTime
         let policy = policy ?? configuration.policy
         let payload = receipt.payload
         let signedData = receipt.signedData
         var environment = payload.receiptType.flatMap(ReceiptEnvironment.init(receiptType:))
-        let instant = timePolicy.instant(creationDate: payload.creationDate)
+        let instant = timePolicy.instant(creationDate: payload.creationDate) { now ?? configuration.clock() }
 
         func finish(_ reasons: [Reason], chain: [String] = []) -> Verdict {
             Self.verdict(

@@ -1,15 +1,17 @@
 public import ReceiptModel
 
-/// The instant at which a receipt's certificate chain is validated, always explicit.
+/// The instant at which a receipt's certificate chain is validated: the package's one validation-time
+/// type, for the verifier, the CLI's `--at`, the server's configuration and `/v1/verify`'s option.
 ///
 /// Apple's receipt-signing leaves expire while the receipts they signed stay genuine, so the
-/// default is the receipt's own creation date (attribute 12). Library code never reads the clock:
-/// a caller who wants "now" reads its clock and passes the instant in.
+/// default is the receipt's own creation date (attribute 12). `now` is the one case that needs a
+/// clock: the instant comes from the call (`now:`), or else from the verifier's configured clock, and
+/// the verdict records the instant used (``Verdict/validationInstant``).
 public enum ValidationTime: Sendable, Hashable, CustomStringConvertible {
     /// The receipt's creation date (attribute 12); for iOS 6 receipts, the purchase date.
     case receiptCreation
-    /// "Now", as read from a clock by the caller.
-    case now(ReceiptDate)
+    /// The instant of the call: the caller's "now".
+    case now
     /// A fixed instant chosen by the caller (replaying a past decision, tests).
     case fixed(ReceiptDate)
 
@@ -25,16 +27,17 @@ public enum ValidationTime: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .receiptCreation: "receiptCreation"
-        case .now(let instant): "now(\(instant))"
+        case .now: "now"
         case .fixed(let instant): "fixed(\(instant))"
         }
     }
 
-    /// The instant this policy names for a receipt created at `creationDate`.
-    func instant(creationDate: ReceiptDate?) -> ReceiptDate? {
+    /// The instant this choice names for a receipt created at `creationDate`; `now` is read only for `.now`.
+    func instant(creationDate: ReceiptDate?, now: () -> ReceiptDate) -> ReceiptDate? {
         switch self {
         case .receiptCreation: creationDate
-        case .now(let instant), .fixed(let instant): instant
+        case .now: now()
+        case .fixed(let instant): instant
         }
     }
 }

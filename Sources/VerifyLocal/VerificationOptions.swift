@@ -32,12 +32,11 @@ struct VerificationOptions: ParsableArguments {
     @Option(name: .customLong("device-id"), help: ArgumentHelp("Require the receipt's device hash to match this identifier.", valueName: "hex|uuid"))
     var deviceID: String?
 
-    /// Parses the validation time; "now" is read from the clock here, in the command, because the
-    /// library never reads it on its own.
-    func validationTime(now: () -> ReceiptDate) throws -> ValidationTime {
+    /// Parses the validation time; with `now`, the verifier reads the clock it is given once per receipt.
+    func validationTime() throws -> ValidationTime {
         switch at {
         case "creation": return .receiptCreation
-        case "now": return .now(now())
+        case "now": return .now
         default:
             guard let instant = ReceiptDate(rfc3339: at) else {
                 throw ValidationError("--at takes creation, now, or an ISO 8601 instant such as 2024-01-31T12:00:00Z")
@@ -46,7 +45,7 @@ struct VerificationOptions: ParsableArguments {
         }
     }
 
-    func makeVerifier(now: () -> ReceiptDate) throws -> ReceiptVerifier {
+    func makeVerifier(clock: @escaping @Sendable () -> ReceiptDate) throws -> ReceiptVerifier {
         var anchors = TrustAnchors(allowsXcodeStoreKitTesting: allowXcode)
         for path in roots + rootFolders {
             do { try anchors.addRoots(fromPath: path) } catch {
@@ -76,13 +75,7 @@ struct VerificationOptions: ParsableArguments {
             policy.deviceIdentifier = identifier
         }
         return ReceiptVerifier(
-            configuration: .init(trustAnchors: anchors, validationTime: try validationTime(now: now), policy: policy))
-    }
-}
-
-extension ReceiptDate {
-    /// The current instant from the system clock. Only the command reads the clock.
-    static func currentInstant() -> ReceiptDate {
-        ReceiptDate(clockSecondsSince1970: Date().timeIntervalSince1970)
+            configuration: .init(
+                trustAnchors: anchors, validationTime: try validationTime(), policy: policy, clock: clock))
     }
 }

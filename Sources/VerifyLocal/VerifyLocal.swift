@@ -59,7 +59,7 @@ struct VerifyLocal: AsyncParsableCommand {
 
     func run() async throws {
         let sources = try InputSource.expand(inputs)
-        let verifier = decodeOnly ? nil : try verification.makeVerifier(now: ReceiptDate.currentInstant)
+        let verifier = decodeOnly ? nil : try verification.makeVerifier(clock: ReceiptDate.systemNow)
         let fallback = try verifier.flatMap { try remote.makeFallbackVerifier(verifier: $0) }
         var anyInvalid = false
         var anyInconclusive = false
@@ -67,7 +67,7 @@ struct VerifyLocal: AsyncParsableCommand {
             let report: ReceiptReport
             if let fallback {
                 report = await ReceiptReport(
-                    source: source, fallback: fallback, request: remote.request(now: ReceiptDate.currentInstant))
+                    source: source, fallback: fallback, request: remote.request(now: ReceiptDate.systemNow))
             } else {
                 report = ReceiptReport(source: source, verifier: verifier)
             }

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import ReceiptModel
 import ReceiptRemote
 import ReceiptServer
+import ReceiptVerification
 import TestSupport
 import Testing
 
@@ -19,7 +20,7 @@ struct OperatorPolicyTests {
     static let afterTheLeafExpired = ReceiptDate(clampingMillisecondsSince1970: 2_082_758_400_000)
 
     static func configuration(
-        _ policy: ReceiptServerConfiguration.ValidationTimePolicy, sharedSecret: String? = nil
+        _ policy: ValidationTime, sharedSecret: String? = nil
     ) -> ReceiptServerConfiguration {
         var configuration = Support.configuration(sharedSecret: sharedSecret, validationTime: policy)
         configuration.clock = { afterTheLeafExpired }
@@ -140,5 +141,15 @@ struct OperatorPolicyTests {
         let body = try Support.object(response.body)
         #expect(body["verdict"] as? String == "inconclusive")
         #expect(body["decided_by"] as? String == "local")
+    }
+
+    @Test func aFixedOperatorTimeAdmitsOnlyItself() throws {
+        let instant = try #require(ReceiptDate(rfc3339: "2025-06-15T09:30:00Z"))
+        let fixed = ValidationTime.fixed(instant)
+        #expect(try V1Options().validationTime(policy: fixed) == fixed)
+        #expect(try V1Options(validationTime: fixed).validationTime(policy: fixed) == fixed)
+        for asked: ValidationTime in [.now, .receiptCreation, .fixed(ReceiptDate(clampingMillisecondsSince1970: instant.millisecondsSince1970 + 1))] {
+            #expect(throws: ServerError.self) { try V1Options(validationTime: asked).validationTime(policy: fixed) }
+        }
     }
 }

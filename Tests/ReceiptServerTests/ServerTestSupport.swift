@@ -29,7 +29,7 @@ enum ServerTestSupport {
 
     static func configuration(
         acceptsAnyEnvironment: Bool = false, sharedSecret: String? = nil, maximumBodySize: Int = 1 << 20,
-        maximumInFlight: Int = 64, bodyTimeout: Duration = .seconds(10), validationTime: ReceiptServerConfiguration.ValidationTimePolicy = .receiptCreation
+        maximumInFlight: Int = 64, bodyTimeout: Duration = .seconds(10), validationTime: ValidationTime = .receiptCreation
     ) -> ReceiptServerConfiguration {
         ReceiptServerConfiguration(
             host: "127.0.0.1", port: 0, validationTime: validationTime, acceptsAnyEnvironment: acceptsAnyEnvironment,

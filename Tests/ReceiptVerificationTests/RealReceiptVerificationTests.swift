@@ -27,11 +27,11 @@ struct RealReceiptVerificationTests {
     @Test(arguments: VerificationTestData.appleSignedReceipts)
     func appleSignedReceiptHasExpiredNow(name: String) throws {
         let verdict = Self.verifier.verify(
-            try SharedTestData.receiptBytes(name), validationTime: .now(VerificationTestData.now))
+            try SharedTestData.receiptBytes(name), validationTime: .now, now: VerificationTestData.now)
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .chainExpired)
         #expect(verdict.verifiedReceipt == nil && verdict.receipt != nil)
-        #expect(verdict.validationTime == .now(VerificationTestData.now))
+        #expect(verdict.validationTime == .now && verdict.validationInstant == VerificationTestData.now)
         #expect(verdict.validationInstant == VerificationTestData.now)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ReceiptModel
 import ReceiptVerification
 import Testing
@@ -54,5 +55,28 @@ struct VerdictTests {
             #expect(verdict.reasons.map(\.code) == verdicts[0].reasons.map(\.code), "\(name)")
             #expect(verdict.chain == verdicts[0].chain, "\(name)")
         }
+    }
+
+    @Test func nowComesFromTheCallOrTheConfiguredClockAndOnlyWhenAskedFor() throws {
+        let bytes = try VerificationTestData.fixture("valid-sha256").bytes
+        let clockInstant = ReceiptDate(clampingMillisecondsSince1970: 1_750_000_000_000)
+        let reads = Mutex(0)
+        let verifier = ReceiptVerifier(
+            configuration: .init(
+                trustAnchors: try VerificationTestData.testPKIAnchors(),
+                clock: {
+                    reads.withLock { $0 += 1 }
+                    return clockInstant
+                }))
+        _ = verifier.verify(bytes)
+        _ = verifier.verify(bytes, validationTime: .fixed(clockInstant))
+        #expect(reads.withLock { $0 } == 0, "the clock is read only for .now")
+        let given = ReceiptDate(clampingMillisecondsSince1970: 1_751_000_000_000)
+        #expect(verifier.verify(bytes, validationTime: .now, now: given).validationInstant == given)
+        #expect(reads.withLock { $0 } == 0)
+        let clocked = verifier.verify(bytes, validationTime: .now)
+        #expect(clocked.validationInstant == clockInstant)
+        #expect(clocked.validationTime == .now)
+        #expect(reads.withLock { $0 } == 1)
     }
 }
