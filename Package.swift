@@ -17,14 +17,16 @@ let package = Package(
     name: "app-receipt-verifier",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "ReceiptVerification", targets: ["ReceiptVerification"]),
-        .library(name: "ReceiptModel", targets: ["ReceiptModel"]),
-        .library(name: "BER", targets: ["BER"]),
+        // What a user imports (README "Use it as a library"): the verifier with the model it returns
+        // (`import ReceiptVerification` and `import ReceiptModel`; BER's error protocol comes along), the
+        // remote fallback, the server's routes for embedding in a Hummingbird application, and the forge
+        // for minting test receipts under one's own test CA (fixtures/README.md).
+        .library(name: "ReceiptVerification", targets: ["ReceiptVerification", "ReceiptModel", "BER"]),
+        .library(name: "ReceiptRemote", targets: ["ReceiptRemote"]),
+        .library(name: "ReceiptServer", targets: ["ReceiptServer"]),
         .library(name: "ReceiptForge", targets: ["ReceiptForge"]),
         .executable(name: "verify-local", targets: ["VerifyLocal"]),
         .executable(name: "mint-receipt", targets: ["MintReceipt"]),
-        .library(name: "ReceiptRemote", targets: ["ReceiptRemote"]),
-        .library(name: "ReceiptServer", targets: ["ReceiptServer"]),
         .executable(name: "receipt-server", targets: ["ReceiptServerCommand"]),
         .executable(name: "apple-standin", targets: ["AppleStandInCommand"]),
     ],

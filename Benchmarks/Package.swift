@@ -39,9 +39,7 @@ let package = Package(
                 "CBenchOpenSSL",
                 "HostileReceipts",
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "BER", package: rootPackage),
                 .product(name: "ReceiptVerification", package: rootPackage),
-                .product(name: "ReceiptModel", package: rootPackage),
                 .product(name: "ReceiptRemote", package: rootPackage),
                 .product(name: "ReceiptForge", package: rootPackage),
                 .product(name: "ReceiptServer", package: rootPackage),
@@ -56,8 +54,7 @@ let package = Package(
             name: "HostileReceipts",
             dependencies: [
                 .product(name: "ReceiptForge", package: rootPackage),
-                .product(name: "BER", package: rootPackage),
-                .product(name: "ReceiptModel", package: rootPackage),
+                .product(name: "ReceiptVerification", package: rootPackage),
             ],
             swiftSettings: swiftSettings
         ),
@@ -68,7 +65,6 @@ let package = Package(
             dependencies: [
                 "HostileReceipts",
                 .product(name: "ReceiptVerification", package: rootPackage),
-                .product(name: "ReceiptModel", package: rootPackage),
             ],
             swiftSettings: swiftSettings
         ),
@@ -79,7 +75,6 @@ let package = Package(
             dependencies: [
                 "CBenchOpenSSL",
                 .product(name: "ReceiptVerification", package: rootPackage),
-                .product(name: "ReceiptModel", package: rootPackage),
             ],
             swiftSettings: swiftSettings
         ),

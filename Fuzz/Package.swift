@@ -29,9 +29,7 @@ func product(_ name: String) -> Target.Dependency { .product(name: name, package
 let package = Package(
     name: "app-receipt-verifier-fuzz",
     platforms: [.macOS(.v15)],
-    dependencies: [
-        .package(path: "..")
-    ],
+    dependencies: [.package(path: "..")],
     targets: [
         // libFuzzer's documented entry point `LLVMFuzzerRunDriver`, declared for Swift. No code.
         .target(name: "CLibFuzzer"),
@@ -41,25 +39,25 @@ let package = Package(
         // 1. input recognition (`ReceiptInput`) and `Base64`.
         .executableTarget(
             name: "fuzz-input",
-            dependencies: ["FuzzSupport", product("ReceiptModel")],
+            dependencies: ["FuzzSupport", product("ReceiptVerification")],
             swiftSettings: swiftSettings
         ),
         // 2. the BER reader, every element walked recursively.
         .executableTarget(
             name: "fuzz-ber",
-            dependencies: ["FuzzSupport", product("BER")],
+            dependencies: ["FuzzSupport", product("ReceiptVerification")],
             swiftSettings: swiftSettings
         ),
         // 3. PKCS#7 SignedData and the receipt payload (`AppReceipt`, `ReceiptPayload`), rendered as Apple's JSON.
         .executableTarget(
             name: "fuzz-receipt",
-            dependencies: ["FuzzSupport", product("ReceiptModel"), product("BER"), product("ReceiptRemote")],
+            dependencies: ["FuzzSupport", product("ReceiptVerification"), product("ReceiptRemote")],
             swiftSettings: swiftSettings
         ),
         // 4. iOS 6 transaction receipts: the outer plist, the signature blob, the purchase-info plist.
         .executableTarget(
             name: "fuzz-ios6",
-            dependencies: ["FuzzSupport", product("ReceiptModel")],
+            dependencies: ["FuzzSupport", product("ReceiptVerification")],
             swiftSettings: swiftSettings
         ),
         // 5. the server's request JSON and `/v1/verify` options.
@@ -71,22 +69,19 @@ let package = Package(
         // 6. Apple's verifyReceipt response JSON, as the remote fallback reads it.
         .executableTarget(
             name: "fuzz-apple-response",
-            dependencies: ["FuzzSupport", product("ReceiptRemote"), product("ReceiptModel")],
+            dependencies: ["FuzzSupport", product("ReceiptRemote"), product("ReceiptVerification")],
             swiftSettings: swiftSettings
         ),
         // 7. end to end: decode, verify under the trusted test root at a fixed instant, render every JSON answer.
         .executableTarget(
             name: "fuzz-verify",
-            dependencies: [
-                "FuzzSupport", product("ReceiptVerification"), product("ReceiptModel"), product("ReceiptRemote"),
-                product("ReceiptServer"),
-            ],
+            dependencies: ["FuzzSupport", product("ReceiptVerification"), product("ReceiptRemote"), product("ReceiptServer")],
             swiftSettings: swiftSettings
         ),
         // Not a fuzz target: derives each target's seed corpus from fixtures/ and certs/ at run time.
         .executableTarget(
             name: "fuzz-seeds",
-            dependencies: [product("ReceiptModel"), product("ReceiptRemote"), product("ReceiptServer")],
+            dependencies: [product("ReceiptVerification"), product("ReceiptRemote"), product("ReceiptServer")],
             swiftSettings: swiftSettings
         ),
     ]

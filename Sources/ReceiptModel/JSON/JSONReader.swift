@@ -78,31 +78,38 @@ package struct JSONReader {
     ) throws(Failure) -> [Read] {
         skipWhitespace()
         guard peek() == UInt8(ascii: "{") else { throw fail("the body is not a JSON object") }
+        let members = try members(readMember)
+        skipWhitespace()
+        guard index == bytes.count else { throw fail("trailing bytes after the JSON object") }
+        return members
+    }
+
+    /// The members of the object starting at `{`, each value read by `readMember`, through its `}`.
+    private mutating func members<Read>(
+        _ readMember: (inout JSONReader, String) throws(Failure) -> Read
+    ) throws(Failure) -> [Read] {
         index += 1
         var members: [Read] = []
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             index += 1
-        } else {
-            while true {
-                skipWhitespace()
-                let key = String(decoding: try string(), as: UTF8.self)
-                skipWhitespace()
-                try expect(UInt8(ascii: ":"))
-                skipWhitespace()
-                members.append(try readMember(&self, key))
-                skipWhitespace()
-                if peek() == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                try expect(UInt8(ascii: "}"))
-                break
-            }
+            return members
         }
-        skipWhitespace()
-        guard index == bytes.count else { throw fail("trailing bytes after the JSON object") }
-        return members
+        while true {
+            skipWhitespace()
+            let key = String(decoding: try string(), as: UTF8.self)
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"))
+            skipWhitespace()
+            members.append(try readMember(&self, key))
+            skipWhitespace()
+            if peek() == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            try expect(UInt8(ascii: "}"))
+            return members
+        }
     }
 
     private mutating func scalar(depth: Int) throws(Failure) -> Scalar {
@@ -142,28 +149,10 @@ package struct JSONReader {
     }
 
     private mutating func object(depth: Int) throws(Failure) -> JSONObject {
-        index += 1
-        var members: [JSONObject.Member] = []
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            index += 1
-            return JSONObject(members: members)
-        }
-        while true {
-            skipWhitespace()
-            let key = String(decoding: try string(), as: UTF8.self)
-            skipWhitespace()
-            try expect(UInt8(ascii: ":"))
-            skipWhitespace()
-            members.append(JSONObject.Member(key: key, value: try value(depth: depth + 1)))
-            skipWhitespace()
-            if peek() == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            try expect(UInt8(ascii: "}"))
-            return JSONObject(members: members)
-        }
+        JSONObject(
+            members: try members { (reader: inout JSONReader, key: String) throws(Failure) -> JSONObject.Member in
+                JSONObject.Member(key: key, value: try reader.value(depth: depth + 1))
+            })
     }
 
     private mutating func array(depth: Int) throws(Failure) -> [JSONValue] {
