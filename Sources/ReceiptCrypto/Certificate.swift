@@ -1,4 +1,10 @@
+internal import BER
 internal import COpenSSL
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
 
 /// An X.509 certificate parsed once by OpenSSL, with the fields verification reads cached as Swift values.
 ///
@@ -182,17 +188,7 @@ public final class Certificate: @unchecked Sendable {
     }
 
     /// The SHA-256 fingerprint as upper-case hex, the form Apple and the docs print.
-    public var sha256FingerprintHex: String { Self.hex(sha256Fingerprint) }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+    public var sha256FingerprintHex: String { Hex.encode(sha256Fingerprint, uppercase: true)
     }
 
     private static func rfc2253(_ name: OpaquePointer) throws(CryptoError) -> String {
@@ -247,19 +243,8 @@ public final class Certificate: @unchecked Sendable {
         guard let time else { throw CryptoError(.invalidCertificate, "\(field) is missing") }
         var parts = tm()
         try openSSLCheck(ASN1_TIME_to_tm(time, &parts), "ASN1_TIME_to_tm(\(field))", code: .invalidCertificate)
-        let days = daysSince1970(
-            year: Int64(parts.tm_year) + 1900, month: Int64(parts.tm_mon) + 1, day: Int64(parts.tm_mday))
-        return days * 86_400 + Int64(parts.tm_hour) * 3600 + Int64(parts.tm_min) * 60 + Int64(parts.tm_sec)
-    }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let monthIndex = (month + 9) % 12
-        let dayOfYear = (153 * monthIndex + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        // The C library's conversion of a broken-down UTC time (RFC 5280 times are UTC; timegm ignores the
+        // time zone): no calendar arithmetic of our own here.
+        return Int64(timegm(&parts))
     }
 }

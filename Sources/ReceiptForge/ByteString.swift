@@ -1,3 +1,4 @@
+internal import BER
 import Foundation
 
 /// Bytes written in a JSON description as `{"hex": "…"}` or `{"base64": "…"}`.
@@ -13,21 +14,13 @@ public struct ByteString: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// Parses hex text (upper or lower case, no separators).
     public init(hex: String) throws(ForgeError) {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else {
-            throw ForgeError(.invalidBytes, "hex text has an odd number of digits (\(digits.count))")
+        switch Hex.decode(hex.utf8) {
+        case .success(let bytes): self.bytes = bytes
+        case .failure(.oddLength(let count)):
+            throw ForgeError(.invalidBytes, "hex text has an odd number of digits (\(count))")
+        case .failure(.notADigit(let offset)):
+            throw ForgeError(.invalidBytes, "hex text has a non-hex character at offset \(offset)")
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = Self.nibble(digits[index]), let low = Self.nibble(digits[index + 1]) else {
-                throw ForgeError(.invalidBytes, "hex text has a non-hex character near offset \(index)")
-            }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        self.bytes = bytes
     }
 
     /// Parses base64 text.
@@ -42,15 +35,7 @@ public struct ByteString: Hashable, Sendable, Codable, CustomStringConvertible {
     public var hex: String { Self.hex(bytes) }
 
     /// `bytes` as lower-case hex.
-    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
+    public static func hex(_ bytes: some Sequence<UInt8>) -> String { Hex.encode(bytes) }
 
     public var description: String { hex }
 
@@ -71,14 +56,5 @@ public struct ByteString: Hashable, Sendable, Codable, CustomStringConvertible {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(hex, forKey: .hex)
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

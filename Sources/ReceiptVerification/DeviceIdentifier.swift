@@ -1,3 +1,5 @@
+internal import BER
+
 /// A device's identifier for the receipt's device hash: `identifierForVendor` on iOS (a UUID), the
 /// primary network interface's MAC address on macOS, or any raw bytes.
 ///
@@ -18,30 +20,10 @@ public struct DeviceIdentifier: Sendable, Hashable, CustomStringConvertible {
             guard [8, 13, 18, 23].allSatisfy({ hex[$0] == UInt8(ascii: "-") }) else { return nil }
             hex.removeAll { $0 == UInt8(ascii: "-") }
         }
-        guard hex.count == 32 else { return nil }
-        var result: [UInt8] = []
-        result.reserveCapacity(16)
-        var index = 0
-        while index < hex.count {
-            guard let high = Self.nibble(hex[index]), let low = Self.nibble(hex[index + 1]) else { return nil }
-            result.append(high << 4 | low)
-            index += 2
-        }
-        bytes = result
-    }
-
-    private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        guard hex.count == 32, case .success(let bytes) = Hex.decode(hex) else { return nil }
+        self.bytes = bytes
     }
 
     /// Lower-case hex.
-    public var description: String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
-    }
+    public var description: String { Hex.encode(bytes) }
 }

@@ -1,3 +1,4 @@
+internal import BER
 internal import Foundation
 public import ReceiptCrypto
 
@@ -92,15 +93,10 @@ public struct TrustAnchors: Sendable {
         }
     }
 
+    /// The bytes of a fingerprint constant written in this file (valid hex; empty if it were not).
     static func hexBytes(_ hex: StaticString) -> [UInt8] {
         let digits = hex.withUTF8Buffer { Array($0) }
-        var bytes: [UInt8] = []
-        var index = 0
-        while index + 1 < digits.count {
-            func value(_ byte: UInt8) -> UInt8 { byte <= 0x39 ? byte - 0x30 : (byte | 0x20) - 0x61 + 10 }
-            bytes.append(value(digits[index]) << 4 | value(digits[index + 1]))
-            index += 2
-        }
+        guard case .success(let bytes) = Hex.decode(digits) else { return [] }
         return bytes
     }
 }

@@ -1,0 +1,50 @@
+/// Hexadecimal text of bytes, both ways: the package's one encoder and decoder (fingerprints, device
+/// identifiers, the forge's byte strings).
+package enum Hex {
+    /// `bytes` as hex, two digits per byte, lower case unless `uppercase`.
+    package static func encode(_ bytes: some Sequence<UInt8>, uppercase: Bool = false) -> String {
+        let digits = Array((uppercase ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Where hex text stops being hex.
+    package enum Failure: Error, Equatable {
+        /// The text has an odd number of digits.
+        case oddLength(Int)
+        /// A character that is not a hex digit (upper or lower case), at this offset.
+        case notADigit(at: Int)
+    }
+
+    /// The bytes of hex text (upper or lower case, no separators).
+    package static func decode(_ text: some Collection<UInt8>) -> Result<[UInt8], Failure> {
+        guard text.count % 2 == 0 else { return .failure(.oddLength(text.count)) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count / 2)
+        var high: UInt8?
+        for (offset, character) in text.enumerated() {
+            guard let value = nibble(character) else { return .failure(.notADigit(at: offset)) }
+            if let first = high {
+                bytes.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        return .success(bytes)
+    }
+
+    private static func nibble(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
