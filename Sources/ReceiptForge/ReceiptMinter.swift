@@ -1,5 +1,6 @@
 import BER
 import ReceiptCrypto
+import ReceiptModel
 
 /// Mints App Store receipts: a payload wrapped in PKCS#7 `SignedData`, signed by the forge's keys.
 ///
@@ -38,15 +39,15 @@ public enum ReceiptMinter {
             constructedLengthForm: options.lengthForm,
             reservingCapacity: carried.count + options.certificates.reduce(1024) { $0 + $1.der.count })
         writer.sequence { contentInfo in
-            contentInfo.objectIdentifier(ObjectIdentifiers.signedData)
+            contentInfo.objectIdentifier(.pkcs7SignedData)
             contentInfo.contextSpecific(0) { explicit in
                 explicit.sequence { signedData in
                     signedData.integer(1)  // CMSVersion 1: issuerAndSerialNumber sids, data content
                     signedData.set { algorithms in
-                        writeAlgorithm(ObjectIdentifiers.digest(options.digest), into: &algorithms)
+                        writeAlgorithm(Self.digestIdentifier(options.digest), into: &algorithms)
                     }
                     signedData.sequence { encapContentInfo in
-                        encapContentInfo.objectIdentifier(ObjectIdentifiers.data)
+                        encapContentInfo.objectIdentifier(.pkcs7Data)
                         encapContentInfo.contextSpecific(0) { eContent in
                             writeEContent(carried, form: options.eContentForm, into: &eContent)
                         }
@@ -95,9 +96,9 @@ public enum ReceiptMinter {
                 sid.encoded(signer.identity.certificate.issuerDER)
                 sid.primitive(.integer, content: signer.identity.certificate.serialNumber)
             }
-            writeAlgorithm(ObjectIdentifiers.digest(digest), into: &info)
+            writeAlgorithm(Self.digestIdentifier(digest), into: &info)
             if let signedAttributes { info.encoded(signedAttributes) }
-            writeAlgorithm(ObjectIdentifiers.rsaEncryption, into: &info)
+            writeAlgorithm(.rsaEncryption, into: &info)
             info.octetString(signature)
         }
         return writer.bytes
@@ -107,12 +108,12 @@ public enum ReceiptMinter {
     static func signedAttributesSet(messageDigest: [UInt8]) -> [UInt8] {
         var contentType = DERWriter()
         contentType.sequence { attribute in
-            attribute.objectIdentifier(ObjectIdentifiers.contentType)
-            attribute.set { values in values.objectIdentifier(ObjectIdentifiers.data) }
+            attribute.objectIdentifier(.contentTypeAttribute)
+            attribute.set { values in values.objectIdentifier(.pkcs7Data) }
         }
         var digestAttribute = DERWriter()
         digestAttribute.sequence { attribute in
-            attribute.objectIdentifier(ObjectIdentifiers.messageDigest)
+            attribute.objectIdentifier(.messageDigestAttribute)
             attribute.set { values in values.octetString(messageDigest) }
         }
         var set = DERWriter()
@@ -128,7 +129,17 @@ public enum ReceiptMinter {
         }
     }
 
-    private static func writeAlgorithm(_ identifier: String, into writer: inout DERWriter) {
+    /// The digest algorithm identifiers (RFC 3370 §2, RFC 5754 §2), as the model names them.
+    static func digestIdentifier(_ algorithm: DigestAlgorithm) -> ASN1ObjectIdentifier {
+        switch algorithm {
+        case .sha1: .sha1
+        case .sha256: .sha256
+        case .sha384: .sha384
+        case .sha512: .sha512
+        }
+    }
+
+    private static func writeAlgorithm(_ identifier: ASN1ObjectIdentifier, into writer: inout DERWriter) {
         writer.sequence(lengthForm: .definite) { algorithm in
             algorithm.objectIdentifier(identifier)
             algorithm.null()

@@ -1,4 +1,5 @@
 public import ReceiptModel
+internal import BER
 internal import ReceiptCrypto
 
 /// Verifies App Store receipts locally: CMS signature, certificate chain to a pinned Apple root at an
@@ -22,9 +23,9 @@ public final class ReceiptVerifier: Sendable {
     let anchorIdentity: [UInt8]
 
     /// Apple's receipt-signing leaf marker.
-    static let leafMarker = "1.2.840.113635.100.6.11.1"
+    static let leafMarker = ASN1ObjectIdentifier.appleReceiptSigningLeafMarker.description
     /// Apple's WWDR intermediate marker.
-    static let intermediateMarker = "1.2.840.113635.100.6.2.1"
+    static let intermediateMarker = ASN1ObjectIdentifier.appleWWDRIntermediateMarker.description
 
     /// A verifier with its own chain cache; make one per configuration and share it.
     public init(configuration: Configuration = Configuration()) {

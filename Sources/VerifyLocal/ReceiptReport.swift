@@ -1,3 +1,4 @@
+import BER
 import ReceiptModel
 import ReceiptRemote
 import ReceiptVerification
@@ -139,15 +140,9 @@ struct ReceiptReport {
 
     static func digestName(_ oid: String) -> String {
         switch oid {
-        case ASN1OIDNames.sha1: "SHA-1"
-        case ASN1OIDNames.sha256: "SHA-256"
+        case ASN1ObjectIdentifier.sha1.description: "SHA-1"
+        case ASN1ObjectIdentifier.sha256.description: "SHA-256"
         default: oid
         }
     }
-}
-
-/// Dotted forms of the digest identifiers shown in text reports.
-enum ASN1OIDNames {
-    static let sha1 = "1.3.14.3.2.26"
-    static let sha256 = "2.16.840.1.101.3.4.2.1"
 }
