@@ -1,3 +1,4 @@
+import BER
 public import ReceiptModel
 public import ReceiptVerification
 

@@ -1,6 +1,7 @@
 public import AsyncHTTPClient
 public import Logging
 import NIOCore
+import NIOHTTP1
 public import ReceiptVerification
 
 /// Apple's verifyReceipt client, done the way Apple documents it and robust to Apple's bad days.

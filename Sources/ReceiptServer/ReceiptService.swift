@@ -1,6 +1,7 @@
 public import Hummingbird
 public import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// The runnable server: the routes on a Hummingbird 2 HTTP/1.1 application, run in a ServiceGroup
 /// that shuts down gracefully on SIGTERM and SIGINT (in-flight requests finish, idle connections close).

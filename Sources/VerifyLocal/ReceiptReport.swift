@@ -1,4 +1,5 @@
 import BER
+import Foundation
 import ReceiptModel
 import ReceiptRemote
 import ReceiptVerification

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptCrypto
 import ReceiptForge
 import ReceiptModel
 import Testing

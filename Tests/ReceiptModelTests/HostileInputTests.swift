@@ -1,3 +1,4 @@
+import Foundation
 import BER
 import ReceiptModel
 import TestSupport

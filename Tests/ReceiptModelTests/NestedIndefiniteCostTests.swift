@@ -1,3 +1,4 @@
+import Foundation
 import ReceiptModel
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import AppleStandIn
 import ReceiptModel
+import ReceiptVerification
 import Testing
 
 @testable import ReceiptRemote

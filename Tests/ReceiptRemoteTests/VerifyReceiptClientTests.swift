@@ -1,6 +1,7 @@
 import AppleStandIn
 import ReceiptModel
 import ReceiptRemote
+import ReceiptVerification
 import Testing
 
 /// The verifyReceipt client over real loopback sockets against the stand-in: environments, retries,

@@ -2,6 +2,7 @@ import Foundation
 import ReceiptModel
 import ReceiptRemote
 import TestSupport
+import ReceiptVerification
 import Testing
 
 /// Decoding Apple's answers: both shapes, unknown keys kept, the receipt passed through byte for byte,

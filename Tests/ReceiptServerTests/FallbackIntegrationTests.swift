@@ -5,6 +5,7 @@ import HummingbirdTesting
 import ReceiptModel
 import ReceiptRemote
 import ReceiptServer
+import ReceiptVerification
 import TestSupport
 import Testing
 

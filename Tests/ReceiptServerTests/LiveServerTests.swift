@@ -1,3 +1,4 @@
+import NIOHTTP1
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
@@ -7,6 +8,7 @@ import ReceiptModel
 import ReceiptServer
 import ServiceLifecycle
 import TestSupport
+import ReceiptVerification
 import Testing
 
 /// The server over a real loopback socket: Apple's contract, limits, slow clients, overload and

@@ -6,6 +6,7 @@ import ReceiptModel
 import ReceiptRemote
 import ReceiptServer
 import Synchronization
+import ReceiptVerification
 import Testing
 
 /// Logs at every level never carry receipt data or the shared secret.

@@ -1,4 +1,5 @@
 import ReceiptServer
+import ReceiptVerification
 import Testing
 
 /// The hand-written request JSON reader: what it accepts, what it refuses, how it unescapes.

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import ReceiptModel
 import ReceiptServer
 import TestSupport
+import ReceiptVerification
 import Testing
 
 /// `/v1/verify`, `/health` and `/metrics` driven in-process.

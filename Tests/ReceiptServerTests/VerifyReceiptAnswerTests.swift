@@ -6,6 +6,7 @@ import ReceiptForge
 import ReceiptModel
 import ReceiptRemote
 import ReceiptServer
+import ReceiptVerification
 import TestSupport
 import Testing
 
