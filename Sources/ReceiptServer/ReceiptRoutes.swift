@@ -56,8 +56,8 @@ public struct ReceiptRoutes: Sendable {
             Self.response(200, contentType: "application/json", body: Array(#"{"status":"ok"}"#.utf8))
         }
         router.get("/metrics") { _, _ in
-            let text = self.metrics.render(cache: self.decider.cacheStatistics, inFlight: self.limiter.current)
-            return Self.response(200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8))
+            let text = self.metrics.exposition(cache: self.decider.cacheStatistics, inFlight: self.limiter.current)
+            return Self.response(200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: text)
         }
     }
 
