@@ -1,6 +1,6 @@
 import Metrics
 public import Prometheus
-public import ReceiptRemote
+import ReceiptRemote
 public import ReceiptVerification
 import Synchronization
 
@@ -11,7 +11,10 @@ import Synchronization
 /// in one process (the tests run many) never add to each other's counters, and an application that
 /// embeds the routes can render ``registry`` beside its own metrics.
 ///
-/// The chain-cache counters and the gauges are read when the metrics are rendered.
+/// Two places record: ``RouteObserverMiddleware`` counts every request of the receipt routes (route,
+/// HTTP status, time, refusal), and the routes' answer step counts what was answered (verifyReceipt
+/// status, verdict, call to Apple). The chain-cache counters and the gauges are read when the metrics
+/// are rendered.
 public final class ServerMetrics: Sendable {
     /// Where every metric of this server lives; `GET /metrics` writes it out.
     public let registry: PrometheusCollectorRegistry
@@ -49,7 +52,7 @@ public final class ServerMetrics: Sendable {
     static let rejections = Family(name: "receipt_server_rejections_total", labels: ["reason"])
     /// Calls to Apple's verifyReceipt, by Apple's status or the failure's code.
     static let remoteCalls = Family(name: "receipt_server_remote_calls_total", labels: ["status"])
-    /// Time from handler entry to response, receipt routes only.
+    /// Time from the route observer's entry to the response, receipt routes only.
     static let durationName = "receipt_server_request_duration_seconds"
 
     /// Upper bounds of the latency histogram's buckets.
@@ -74,51 +77,32 @@ public final class ServerMetrics: Sendable {
         inFlight = CoreMetrics.Gauge(label: "receipt_server_in_flight", dimensions: [], factory: factory)
     }
 
-    /// One finished request, as the metrics see it.
-    public struct Record: Sendable {
-        /// The route, e.g. `/verifyReceipt`.
-        public var endpoint: String
-        /// The HTTP status answered.
-        public var httpStatus: Int
-        /// The verifyReceipt status answered, when the endpoint answers one.
-        public var appleStatus: Int?
-        /// The outcome answered, when a receipt was verified.
-        public var outcome: Verdict.Outcome?
-        /// Who decided, when a receipt was verified.
-        public var decidedBy: AttributedVerdict.DecidedBy?
-        /// The code of a refusal before verification (bad JSON, too large, overloaded, …).
-        public var rejection: ServerError.Code?
-        /// Apple's status when the fallback asked Apple, or `error` when the call failed.
-        public var remoteCall: String?
-        /// Time from the request's arrival at the handler to its response.
-        public var duration: Duration
-
-        public init(endpoint: String, httpStatus: Int, duration: Duration) {
-            self.endpoint = endpoint
-            self.httpStatus = httpStatus
-            self.duration = duration
+    /// Counts one request of the receipt routes, answered or refused.
+    /// - Parameters:
+    ///   - route: the route's path, e.g. `/verifyReceipt`.
+    ///   - httpStatus: the HTTP status sent.
+    ///   - duration: how long the request took.
+    ///   - refusal: what refused the request before verification, if anything did.
+    func recordRequest(route: String, httpStatus: Int, duration: Duration, refusal: (any RouteRefusal)?) {
+        increment(Self.requests, route, String(httpStatus))
+        if let refusal {
+            increment(Self.rejections, refusal.code.description)
+            if let status = refusal.verifyReceiptStatus { increment(Self.statuses, route, String(status)) }
         }
-
-        /// Notes what verifying the receipt gave: the outcome, who decided, and Apple's status or the
-        /// remote failure's code when Apple was asked.
-        public mutating func note(_ result: AttributedVerdict) {
-            outcome = result.verdict.outcome
-            decidedBy = result.decidedBy
-            remoteCall =
-                result.appleResponse.map { String($0.status) } ?? result.remoteError.map { $0.code.description }
-        }
+        self.duration.record(duration: duration)
     }
 
-    /// Adds one finished request.
-    public func record(_ record: Record) {
-        increment(Self.requests, record.endpoint, String(record.httpStatus))
-        if let status = record.appleStatus { increment(Self.statuses, record.endpoint, String(status)) }
-        if let outcome = record.outcome {
-            increment(Self.verdicts, outcome.rawValue, record.decidedBy?.rawValue ?? "local")
+    /// Counts what a request was answered after its receipt was looked at: its verifyReceipt status and,
+    /// when a verification ran, the verdict and the call to Apple it made.
+    func recordAnswer(route: String, status: Int, result: AttributedVerdict?) {
+        increment(Self.statuses, route, String(status))
+        guard let result else { return }
+        increment(Self.verdicts, result.verdict.outcome.rawValue, result.decidedBy.rawValue)
+        if let apple = result.appleResponse {
+            increment(Self.remoteCalls, String(apple.status))
+        } else if let failure = result.remoteError {
+            increment(Self.remoteCalls, failure.code.description)
         }
-        if let rejection = record.rejection { increment(Self.rejections, rejection.description) }
-        if let remote = record.remoteCall { increment(Self.remoteCalls, remote) }
-        duration.record(duration: record.duration)
     }
 
     /// The exposition text (Prometheus text format 0.0.4), after bringing the chain-cache counters and the
