@@ -1,18 +1,24 @@
 public import Hummingbird
-import Logging
+public import Logging
 
 /// Wraps the receipt routes: names the route on the request's logger, and once the request is answered or
-/// refused, counts it in ``ServerMetrics``.
+/// refused, writes one access-log line and counts the request in ``ServerMetrics``.
 ///
 /// The request's logger is Hummingbird's per-request `context.logger`, which already carries the request
 /// id Hummingbird gives every request (`hb.request.id`); the handlers' own lines carry it and the route as
-/// well.
+/// well. The access line is at ``accessLogLevel`` (`debug` by default, so off at the server's default
+/// `info`: at thousands of requests a second it would be most of the output). It names the method, the
+/// route's path pattern, the HTTP status, the time taken and, for a refusal, its code; never the URI's
+/// query, a header or a byte of the body, where receipts and secrets travel.
 public struct RouteObserverMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Where requests are counted.
     public let metrics: ServerMetrics
+    /// The level of the one access-log line per request.
+    public let accessLogLevel: Logger.Level
 
-    public init(metrics: ServerMetrics) {
+    public init(metrics: ServerMetrics, accessLogLevel: Logger.Level = .debug) {
         self.metrics = metrics
+        self.accessLogLevel = accessLogLevel
     }
 
     public func handle(
@@ -23,29 +29,34 @@ public struct RouteObserverMiddleware<Context: RequestContext>: RouterMiddleware
         let route = ReceiptRoutes.route(of: request, context: context)
         var context = context
         context.logger[metadataKey: "endpoint"] = .string(route)
+        let response: Response
         do {
-            let response = try await next(request, context)
-            finish(
-                request, route: route, httpStatus: response.status.code, refusal: nil, since: started, context.logger)
-            return response
-        } catch let refusal as any RouteRefusal {
-            finish(
-                request, route: route, httpStatus: refusal.status.code, refusal: refusal, since: started, context.logger
-            )
-            throw refusal
+            response = try await next(request, context)
         } catch {
-            // Not one of the routes' refusals: counted with the status Hummingbird will answer it with.
+            // A refusal (or any other error) is answered by Hummingbird's router with the status it carries.
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
-            finish(request, route: route, httpStatus: status, refusal: nil, since: started, context.logger)
+            finish(
+                request, route: route, httpStatus: status, refusal: error as? any RouteRefusal, started, context.logger)
             throw error
         }
+        finish(request, route: route, httpStatus: response.status.code, refusal: nil, started, context.logger)
+        return response
     }
 
     private func finish(
         _ request: Request, route: String, httpStatus: Int, refusal: (any RouteRefusal)?,
-        since started: ContinuousClock.Instant, _ logger: Logger
+        _ started: ContinuousClock.Instant, _ logger: Logger
     ) {
         let elapsed = ContinuousClock.now - started
         metrics.recordRequest(route: route, httpStatus: httpStatus, duration: elapsed, refusal: refusal)
+        guard logger.logLevel <= accessLogLevel else { return }
+        var metadata: Logger.Metadata = [
+            "method": .string(request.method.rawValue), "http_status": "\(httpStatus)", "duration": "\(elapsed)",
+        ]
+        if let refusal {
+            metadata["refusal"] = .string(refusal.code.description)
+            if let status = refusal.verifyReceiptStatus { metadata["status"] = "\(status)" }
+        }
+        logger.log(level: accessLogLevel, "request", metadata: metadata)
     }
 }
