@@ -8,14 +8,18 @@ import UnixSignals
 ///
 /// ```swift
 /// let verifier = ReceiptVerifier()
-/// let service = ReceiptService(configuration: .init(), decider: FallbackVerifier(verifier: verifier))
+/// let service = ReceiptService(configuration: .init(), decider: FallbackVerifier(verifier: verifier), logger: logger)
 /// try await service.run()
 /// ```
 public struct ReceiptService: Sendable {
     public let routes: ReceiptRoutes
+    /// The application's logger. Hummingbird derives each request's `context.logger` from it, adding the
+    /// request's id (`hb.request.id`); the routes log only through that.
+    public let logger: Logger
 
     public init(configuration: ReceiptServerConfiguration, decider: any ReceiptDecider, logger: Logger) {
-        routes = ReceiptRoutes(configuration: configuration, decider: decider, logger: logger)
+        routes = ReceiptRoutes(configuration: configuration, decider: decider)
+        self.logger = logger
     }
 
     public var configuration: ReceiptServerConfiguration { routes.configuration }
@@ -34,19 +38,19 @@ public struct ReceiptService: Sendable {
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "receipt-server"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port) },
-            logger: routes.logger)
+            logger: logger)
     }
 
     /// Runs until SIGTERM or SIGINT, then finishes in-flight requests and returns.
     public func run() async throws {
-        let logger = routes.logger
+        let logger = logger
         let host = configuration.host
         let application = makeApplication { port in
             logger.info("listening", metadata: ["host": "\(host)", "port": "\(port.map(String.init) ?? "?")"])
         }
         let group = ServiceGroup(
             configuration: .init(
-                services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: routes.logger))
+                services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }

@@ -1,147 +1,138 @@
-import Synchronization
-public import ReceiptRemote
+import Metrics
+public import Prometheus
+import ReceiptRemote
 public import ReceiptVerification
+import Synchronization
 
-/// The server's counters and latency histogram, rendered in the Prometheus text exposition format
-/// (version 0.0.4) by hand, so no metrics dependency is needed.
+/// The server's metrics: recorded through swift-metrics into a Prometheus registry that this value owns, and
+/// rendered from that registry by `GET /metrics`.
 ///
-/// Each request is recorded once, under one lock (`Synchronization.Mutex`), at the end of handling.
+/// The registry belongs to one server instead of being bootstrapped into `MetricsSystem`, so two servers
+/// in one process (the tests run many) never add to each other's counters, and an application that
+/// embeds the routes can render ``registry`` beside its own metrics.
+///
+/// Two places record: ``RouteObserverMiddleware`` counts every request of the receipt routes (route,
+/// HTTP status, time, refusal), and the routes' answer step counts what was answered (verifyReceipt
+/// status, verdict, call to Apple). The chain-cache counters and the gauges are read when the metrics
+/// are rendered.
 public final class ServerMetrics: Sendable {
-    /// One finished request, as the metrics see it.
-    public struct Record: Sendable {
-        /// The route, e.g. `/verifyReceipt`.
-        public var endpoint: String
-        /// The HTTP status answered.
-        public var httpStatus: Int
-        /// The verifyReceipt status answered, when the endpoint answers one.
-        public var appleStatus: Int?
-        /// The outcome answered, when a receipt was verified.
-        public var outcome: Verdict.Outcome?
-        /// Who decided, when a receipt was verified.
-        public var decidedBy: AttributedVerdict.DecidedBy?
-        /// The code of a refusal before verification (bad JSON, too large, overloaded, …).
-        public var rejection: ServerError.Code?
-        /// Apple's status when the fallback asked Apple, or `error` when the call failed.
-        public var remoteCall: String?
-        /// Time from the request's arrival at the handler to its response.
-        public var duration: Duration
+    /// Where every metric of this server lives; `GET /metrics` writes it out.
+    public let registry: PrometheusCollectorRegistry
 
-        public init(endpoint: String, httpStatus: Int, duration: Duration) {
-            self.endpoint = endpoint
-            self.httpStatus = httpStatus
-            self.duration = duration
-        }
+    private let factory: PrometheusMetricsFactory
+    /// swift-metrics handles by series, so recording is one dictionary lookup, not a registry lookup
+    /// that validates the labels and allocates a new handle each time.
+    private let counters = Mutex<[Series: CoreMetrics.Counter]>([:])
+    private let duration: CoreMetrics.Timer
+    private let cacheHits: CoreMetrics.Counter
+    private let cacheMisses: CoreMetrics.Counter
+    private let cacheEntries: CoreMetrics.Gauge
+    private let inFlight: CoreMetrics.Gauge
+    /// The verifier's cache counters as last rendered: its counts are totals, the metrics' are increments.
+    private let cacheSeen = Mutex<(hits: Int, misses: Int)>((0, 0))
 
-        /// Notes what verifying the receipt gave: the outcome, who decided, and Apple's status or the
-        /// remote failure's code when Apple was asked.
-        public mutating func note(_ result: AttributedVerdict) {
-            outcome = result.verdict.outcome
-            decidedBy = result.decidedBy
-            remoteCall = result.appleResponse.map { String($0.status) } ?? result.remoteError.map { $0.code.description }
-        }
+    /// A labelled counter: its name and its label names, in the order they are written.
+    struct Family: Sendable {
+        let name: String
+        let labels: [String]
     }
 
-    /// Upper bounds of the latency buckets, in seconds.
-    public static let bucketBounds: [Double] = [
-        0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+    private struct Series: Hashable {
+        let name: String
+        let values: [String]
+    }
+
+    /// HTTP requests answered by the receipt routes, by route and HTTP status.
+    static let requests = Family(name: "receipt_server_requests_total", labels: ["endpoint", "code"])
+    /// verifyReceipt statuses answered, by route and status (refusals of the verifyReceipt routes included).
+    static let statuses = Family(name: "receipt_server_verify_receipt_status_total", labels: ["endpoint", "status"])
+    /// Receipts verified, by outcome and by who decided.
+    static let verdicts = Family(name: "receipt_server_verdicts_total", labels: ["outcome", "decided_by"])
+    /// Requests refused before verification, by the refusal's code.
+    static let rejections = Family(name: "receipt_server_rejections_total", labels: ["reason"])
+    /// Calls to Apple's verifyReceipt, by Apple's status or the failure's code.
+    static let remoteCalls = Family(name: "receipt_server_remote_calls_total", labels: ["status"])
+    /// Time from the route observer's entry to the response, receipt routes only.
+    static let durationName = "receipt_server_request_duration_seconds"
+
+    /// Upper bounds of the latency histogram's buckets.
+    public static let bucketBounds: [Duration] = [
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .microseconds(2500),
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+        .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
     ]
 
-    private struct State {
-        var requests: [Pair: Int] = [:]
-        var answers: [Pair: Int] = [:]
-        var verdicts: [Pair: Int] = [:]
-        var rejections: [String: Int] = [:]
-        var remoteCalls: [String: Int] = [:]
-        var buckets = [Int](repeating: 0, count: ServerMetrics.bucketBounds.count)
-        var count = 0
-        var sumSeconds = 0.0
+    public init() {
+        registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets[Self.durationName] = Self.bucketBounds
+        self.factory = factory
+        // The unlabelled metrics exist from the start, so a scrape shows them at zero.
+        duration = CoreMetrics.Timer(label: Self.durationName, dimensions: [], factory: factory)
+        cacheHits = CoreMetrics.Counter(
+            label: "receipt_server_chain_cache_hits_total", dimensions: [], factory: factory)
+        cacheMisses = CoreMetrics.Counter(
+            label: "receipt_server_chain_cache_misses_total", dimensions: [], factory: factory)
+        cacheEntries = CoreMetrics.Gauge(label: "receipt_server_chain_cache_entries", dimensions: [], factory: factory)
+        inFlight = CoreMetrics.Gauge(label: "receipt_server_in_flight", dimensions: [], factory: factory)
     }
 
-    private struct Pair: Hashable {
-        let first: String
-        let second: String
+    /// Counts one request of the receipt routes, answered or refused.
+    /// - Parameters:
+    ///   - route: the route's path, e.g. `/verifyReceipt`.
+    ///   - httpStatus: the HTTP status sent.
+    ///   - duration: how long the request took.
+    ///   - refusal: what refused the request before verification, if anything did.
+    func recordRequest(route: String, httpStatus: Int, duration: Duration, refusal: (any RouteRefusal)?) {
+        increment(Self.requests, route, String(httpStatus))
+        if let refusal {
+            increment(Self.rejections, refusal.code.description)
+            if let status = refusal.verifyReceiptStatus { increment(Self.statuses, route, String(status)) }
+        }
+        self.duration.record(duration: duration)
     }
 
-    private let state = Mutex(State())
-
-    public init() {}
-
-    /// Adds one finished request.
-    public func record(_ record: Record) {
-        let seconds = Double(record.duration.components.seconds)
-            + Double(record.duration.components.attoseconds) / 1e18
-        let bucket = Self.bucketBounds.firstIndex { seconds <= $0 }
-        state.withLock { state in
-            state.requests[Pair(first: record.endpoint, second: String(record.httpStatus)), default: 0] += 1
-            if let status = record.appleStatus {
-                state.answers[Pair(first: record.endpoint, second: String(status)), default: 0] += 1
-            }
-            if let outcome = record.outcome {
-                let decidedBy = record.decidedBy?.rawValue ?? "local"
-                state.verdicts[Pair(first: outcome.rawValue, second: decidedBy), default: 0] += 1
-            }
-            if let rejection = record.rejection { state.rejections[rejection.description, default: 0] += 1 }
-            if let remote = record.remoteCall { state.remoteCalls[remote, default: 0] += 1 }
-            if let bucket { state.buckets[bucket] += 1 }
-            state.count += 1
-            state.sumSeconds += seconds
+    /// Counts what a request was answered after its receipt was looked at: its verifyReceipt status and,
+    /// when a verification ran, the verdict and the call to Apple it made.
+    func recordAnswer(route: String, status: Int, result: AttributedVerdict?) {
+        increment(Self.statuses, route, String(status))
+        guard let result else { return }
+        increment(Self.verdicts, result.verdict.outcome.rawValue, result.decidedBy.rawValue)
+        if let apple = result.appleResponse {
+            increment(Self.remoteCalls, String(apple.status))
+        } else if let failure = result.remoteError {
+            increment(Self.remoteCalls, failure.code.description)
         }
     }
 
-    /// The exposition text.
+    /// The exposition text (Prometheus text format 0.0.4), after bringing the chain-cache counters and the
+    /// gauges up to date.
     /// - Parameters:
     ///   - cache: the verifier's chain-cache counters.
     ///   - inFlight: requests being verified now.
-    public func render(cache: ChainCacheStatistics, inFlight: Int) -> String {
-        let snapshot = state.withLock { $0 }
-        var out = ""
-        func header(_ name: String, _ type: String, _ help: String) {
-            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+    public func exposition(cache: ChainCacheStatistics, inFlight: Int) -> [UInt8] {
+        let (hits, misses) = cacheSeen.withLock { seen in
+            // The verifier only counts up; a total below the last one seen adds nothing.
+            let increments = (max(0, cache.hits - seen.hits), max(0, cache.misses - seen.misses))
+            seen = (max(seen.hits, cache.hits), max(seen.misses, cache.misses))
+            return increments
         }
-        func pairs(_ values: [Pair: Int], _ name: String, _ first: String, _ second: String) {
-            for (key, value) in values.sorted(by: { ($0.key.first, $0.key.second) < ($1.key.first, $1.key.second) }) {
-                out += "\(name){\(first)=\"\(key.first)\",\(second)=\"\(key.second)\"} \(value)\n"
-            }
-        }
-        func singles(_ values: [String: Int], _ name: String, _ label: String) {
-            for (key, value) in values.sorted(by: { $0.key < $1.key }) {
-                out += "\(name){\(label)=\"\(key)\"} \(value)\n"
-            }
-        }
+        if hits > 0 { cacheHits.increment(by: hits) }
+        if misses > 0 { cacheMisses.increment(by: misses) }
+        cacheEntries.record(cache.entries)
+        self.inFlight.record(inFlight)
+        return registry.emitToBuffer()
+    }
 
-        header("receipt_server_requests_total", "counter", "HTTP requests answered, by route and HTTP status.")
-        pairs(snapshot.requests, "receipt_server_requests_total", "endpoint", "code")
-        header(
-            "receipt_server_verify_receipt_status_total", "counter",
-            "verifyReceipt statuses answered, by route and status.")
-        pairs(snapshot.answers, "receipt_server_verify_receipt_status_total", "endpoint", "status")
-        header("receipt_server_verdicts_total", "counter", "Receipts verified, by outcome and by who decided.")
-        pairs(snapshot.verdicts, "receipt_server_verdicts_total", "outcome", "decided_by")
-        header("receipt_server_rejections_total", "counter", "Requests refused before verification, by reason.")
-        singles(snapshot.rejections, "receipt_server_rejections_total", "reason")
-        header("receipt_server_remote_calls_total", "counter", "Calls to Apple's verifyReceipt, by Apple's status.")
-        singles(snapshot.remoteCalls, "receipt_server_remote_calls_total", "status")
-
-        header(
-            "receipt_server_request_duration_seconds", "histogram",
-            "Time from handler entry to response, receipt routes only.")
-        var cumulative = 0
-        for (index, bound) in Self.bucketBounds.enumerated() {
-            cumulative += snapshot.buckets[index]
-            out += "receipt_server_request_duration_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
+    private func increment(_ family: Family, _ values: String...) {
+        let series = Series(name: family.name, values: values)
+        let counter = counters.withLock { counters in
+            if let counter = counters[series] { return counter }
+            let counter = CoreMetrics.Counter(
+                label: family.name, dimensions: Array(zip(family.labels, values)), factory: factory)
+            counters[series] = counter
+            return counter
         }
-        out += "receipt_server_request_duration_seconds_bucket{le=\"+Inf\"} \(snapshot.count)\n"
-        out += "receipt_server_request_duration_seconds_sum \(snapshot.sumSeconds)\n"
-        out += "receipt_server_request_duration_seconds_count \(snapshot.count)\n"
-
-        header("receipt_server_chain_cache_hits_total", "counter", "Verified-chain cache hits.")
-        out += "receipt_server_chain_cache_hits_total \(cache.hits)\n"
-        header("receipt_server_chain_cache_misses_total", "counter", "Verified-chain cache misses (path validated).")
-        out += "receipt_server_chain_cache_misses_total \(cache.misses)\n"
-        header("receipt_server_chain_cache_entries", "gauge", "Verified chains stored.")
-        out += "receipt_server_chain_cache_entries \(cache.entries)\n"
-        header("receipt_server_in_flight", "gauge", "Requests being verified now.")
-        out += "receipt_server_in_flight \(inFlight)\n"
-        return out
+        counter.increment()
     }
 }

@@ -97,6 +97,7 @@ package struct JSONReader {
         }
         while true {
             skipWhitespace()
+            guard peek() == UInt8(ascii: "\"") else { throw fail("expected a member name") }
             let key = String(decoding: try string(), as: UTF8.self)
             skipWhitespace()
             try expect(UInt8(ascii: ":"))
@@ -128,7 +129,7 @@ package struct JSONReader {
     }
 
     private mutating func value(depth: Int) throws(Failure) -> JSONValue {
-        guard depth <= maximumDepth else { throw fail("nested deeper than \(maximumDepth) levels") }
+        guard depth <= maximumDepth else { throw fail("nested deeper than \(maximumDepth)") }
         guard let byte = peek() else { throw fail("the body ends inside a value") }
         switch byte {
         case UInt8(ascii: "{"): return .object(try object(depth: depth))
@@ -144,7 +145,7 @@ package struct JSONReader {
             try literal("null")
             return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
-        default: throw fail("unexpected byte 0x\(String(byte, radix: 16)) at offset \(index)")
+        default: throw fail("unexpected character at offset \(index)")
         }
     }
 
@@ -185,7 +186,7 @@ package struct JSONReader {
         index += 1
         let start = index
         while let byte = peek(), byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
-            guard byte >= 0x20 else { throw fail("unescaped control character in a string") }
+            guard byte >= 0x20 else { throw fail("control character inside a string") }
             index += 1
         }
         var output = Array(bytes[start..<index])
@@ -196,7 +197,7 @@ package struct JSONReader {
             case UInt8(ascii: "\""):
                 return output
             case UInt8(ascii: "\\"):
-                guard let escaped = peek() else { throw fail("unterminated escape") }
+                guard let escaped = peek() else { throw fail("unterminated string") }
                 index += 1
                 switch escaped {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(escaped)
@@ -206,10 +207,10 @@ package struct JSONReader {
                 case UInt8(ascii: "r"): output.append(0x0D)
                 case UInt8(ascii: "t"): output.append(0x09)
                 case UInt8(ascii: "u"): output += try unicodeEscape()
-                default: throw fail("invalid escape \\\(Character(Unicode.Scalar(escaped)))")
+                default: throw fail("invalid escape in a string")
                 }
             case 0..<0x20:
-                throw fail("unescaped control character in a string")
+                throw fail("control character inside a string")
             default:
                 output.append(byte)
             }
@@ -261,13 +262,13 @@ package struct JSONReader {
         }
         if peek() == UInt8(ascii: ".") {
             index += 1
-            guard let byte = peek(), isDigit(byte) else { throw fail("invalid fraction") }
+            guard let byte = peek(), isDigit(byte) else { throw fail("invalid number") }
             skipDigits()
         }
         if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
             index += 1
             if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
-            guard let byte = peek(), isDigit(byte) else { throw fail("invalid exponent") }
+            guard let byte = peek(), isDigit(byte) else { throw fail("invalid number") }
             skipDigits()
         }
         guard index - start <= Self.maximumNumberLength else { throw fail("a number of \(index - start) characters") }
@@ -293,7 +294,7 @@ package struct JSONReader {
 
     private mutating func literal(_ word: StaticString) throws(Failure) {
         let matches = word.withUTF8Buffer { bytes[index...].starts(with: $0) }
-        guard matches else { throw fail("invalid literal at offset \(index)") }
+        guard matches else { throw fail("invalid literal") }
         index += word.utf8CodeUnitCount
     }
 

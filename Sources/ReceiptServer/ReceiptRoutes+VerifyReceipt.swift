@@ -1,0 +1,125 @@
+internal import HTTPTypes
+import Hummingbird
+import ReceiptModel
+import ReceiptRemote
+import ReceiptVerification
+
+/// `POST /verifyReceipt` and `POST /sandbox/verifyReceipt`: Apple's request and response bodies.
+extension ReceiptRoutes {
+    /// What a verifyReceipt request asks, once its body is read.
+    struct VerifyReceiptCall {
+        /// `receipt-data`, as sent (base64 text, unchecked).
+        let receiptData: [UInt8]
+        /// `password`, the app's shared secret.
+        let password: String?
+        /// `exclude-old-transactions`.
+        let excludeOldTransactions: Bool
+    }
+
+    /// Answers a verifyReceipt request: read it, hold its password to the shared secret, verify, answer.
+    ///
+    /// Always HTTP 200 with a `status`, as Apple's endpoint, except for the refusals that
+    /// ``VerifyReceiptRefusal`` sends with an HTTP status of their own (413, 408, 400, 503).
+    func verifyReceipt(
+        _ request: Request, context: some RequestContext, endpoint: ReceiptEnvironment
+    ) async throws(VerifyReceiptRefusal) -> Response {
+        do {
+            let call = try await readVerifyReceiptCall(request)
+            guard sharedSecretAccepts(call.password) else {
+                return answerVerifyReceipt(status: 21004, context: context, request: request)
+            }
+            let now = configuration.clock()
+            let result = try await decide(call.receiptData, fallbackRequest(call, endpoint: endpoint, now: now))
+            return answerVerifyReceipt(
+                result, to: call, endpoint: endpoint, now: now, context: context, request: request)
+        } catch {
+            throw VerifyReceiptRefusal(error)
+        }
+    }
+
+    /// Reads the body and its members.
+    /// - Throws: the body reader's ``ServerError``, ``ServerError/Code/invalidJSON`` or
+    ///   ``ServerError/Code/missingReceiptData``.
+    func readVerifyReceiptCall(_ request: Request) async throws(ServerError) -> VerifyReceiptCall {
+        let json = try RequestJSON(parsing: try await bodyReader.read(request))
+        guard let receiptData = try json.string("receipt-data") else {
+            throw ServerError(.missingReceiptData, "no receipt-data")
+        }
+        return VerifyReceiptCall(
+            receiptData: receiptData,
+            password: try json.string("password").map { String(decoding: $0, as: UTF8.self) },
+            excludeOldTransactions: try json.bool("exclude-old-transactions") ?? false)
+    }
+
+    /// What the fallback is asked: the request's password (else the configured secret), and Apple's endpoint
+    /// matching the one called.
+    func fallbackRequest(_ call: VerifyReceiptCall, endpoint: ReceiptEnvironment, now: ReceiptDate) -> FallbackRequest {
+        FallbackRequest(
+            password: call.password ?? configuration.sharedSecret,
+            excludeOldTransactions: call.excludeOldTransactions ? true : nil,
+            subscriptionStateAt: call.password == nil ? nil : now, validationTime: configuration.validationTime,
+            now: now, startEnvironment: endpoint)
+    }
+
+    /// A status-only answer given before any verification (21004 for a wrong password).
+    func answerVerifyReceipt(status: Int, context: some RequestContext, request: Request) -> Response {
+        noteAnswer(status: status, result: nil, request: request, context: context)
+        return Self.response(.ok, contentType: "application/json", body: VerifyReceiptBody.status(status))
+    }
+
+    /// The answer to a verified receipt: its status for the endpoint called, the debugging headers, and
+    /// Apple's body.
+    func answerVerifyReceipt(
+        _ result: AttributedVerdict, to call: VerifyReceiptCall, endpoint: ReceiptEnvironment, now: ReceiptDate,
+        context: some RequestContext, request: Request
+    ) -> Response {
+        let status = VerifyReceiptStatus.status(
+            of: result, endpoint: endpoint, acceptsAnyEnvironment: configuration.acceptsAnyEnvironment)
+        noteAnswer(status: status, result: result, request: request, context: context)
+        let body = verifyReceiptBody(result, status: status, call: call, now: now)
+        return Response(
+            status: .ok, headers: verifyReceiptHeaders(result, status: status),
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// `Content-Type`, `X-Receipt-Decided-By`, and `X-Receipt-Reason` when the status is not 0.
+    func verifyReceiptHeaders(_ result: AttributedVerdict, status: Int) -> HTTPFields {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        headers[Self.decidedByHeader] = result.decidedBy.rawValue
+        // A reason explains a refusal; a status-0 answer has none to give (a note such as the fallback's
+        // remote.subscription_expired stays in the verdict, not in the header). A valid receipt refused for
+        // its unknown environment is explained by the policy's environment code.
+        guard status != 0 else { return headers }
+        let verdict = result.verdict
+        let unknownEnvironment = VerifyReceiptStatus.status(of: result) == 0 && verdict.environment == nil
+        let reason = unknownEnvironment ? Reason.Code.policyEnvironmentRejected : verdict.reason?.code
+        if let reason { headers[Self.reasonHeader] = reason.description }
+        return headers
+    }
+
+    /// Apple's body for `status`: Apple's own when Apple decided, the receipt when valid, else the status alone.
+    func verifyReceiptBody(_ result: AttributedVerdict, status: Int, call: VerifyReceiptCall, now: ReceiptDate)
+        -> [UInt8]
+    {
+        let verdict = result.verdict
+        if status != VerifyReceiptStatus.status(of: result) {
+            // The endpoint's environment rule changed the status: Apple answers it alone.
+            return VerifyReceiptBody.status(status)
+        }
+        if result.decidedBy == .remote, let apple = result.appleResponse, apple.status == status {
+            // Apple decided: its answer is passed through unchanged.
+            return apple.body
+        }
+        guard status == 0, let environment = verdict.environment, case .appReceipt(let receipt)? = verdict.receipt
+        else {
+            // A local status 0 is only ever an app receipt; anything else cannot be vouched for here.
+            return VerifyReceiptBody.status(status == 0 ? 21003 : status)
+        }
+        let latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: call.excludeOldTransactions)
+        return VerifyReceiptBody.valid(
+            payload: receipt.payload, environment: environment.rawValue, requestDate: now,
+            latestReceiptInfo: latest.isEmpty ? nil : latest,
+            // Apple returns latest_receipt for subscription receipts when given the shared secret.
+            latestReceipt: (call.password != nil && !latest.isEmpty) ? call.receiptData : nil)
+    }
+}

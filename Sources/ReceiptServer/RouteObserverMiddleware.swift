@@ -1,0 +1,62 @@
+public import Hummingbird
+public import Logging
+
+/// Wraps the receipt routes: names the route on the request's logger, and once the request is answered or
+/// refused, writes one access-log line and counts the request in ``ServerMetrics``.
+///
+/// The request's logger is Hummingbird's per-request `context.logger`, which already carries the request
+/// id Hummingbird gives every request (`hb.request.id`); the handlers' own lines carry it and the route as
+/// well. The access line is at ``accessLogLevel`` (`debug` by default, so off at the server's default
+/// `info`: at thousands of requests a second it would be most of the output). It names the method, the
+/// route's path pattern, the HTTP status, the time taken and, for a refusal, its code; never the URI's
+/// query, a header or a byte of the body, where receipts and secrets travel.
+public struct RouteObserverMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Where requests are counted.
+    public let metrics: ServerMetrics
+    /// The level of the one access-log line per request.
+    public let accessLogLevel: Logger.Level
+
+    public init(metrics: ServerMetrics, accessLogLevel: Logger.Level = .debug) {
+        self.metrics = metrics
+        self.accessLogLevel = accessLogLevel
+    }
+
+    public func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        // A monotonic clock for the latency only; no date is read here.
+        let started = ContinuousClock.now
+        let route = ReceiptRoutes.route(of: request, context: context)
+        var context = context
+        context.logger[metadataKey: "endpoint"] = .string(route)
+        let response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            // A refusal (or any other error) is answered by Hummingbird's router with the status it carries.
+            let status = (error as? any HTTPResponseError)?.status.code ?? 500
+            finish(
+                request, route: route, httpStatus: status, refusal: error as? any RouteRefusal, started, context.logger)
+            throw error
+        }
+        finish(request, route: route, httpStatus: response.status.code, refusal: nil, started, context.logger)
+        return response
+    }
+
+    private func finish(
+        _ request: Request, route: String, httpStatus: Int, refusal: (any RouteRefusal)?,
+        _ started: ContinuousClock.Instant, _ logger: Logger
+    ) {
+        let elapsed = ContinuousClock.now - started
+        metrics.recordRequest(route: route, httpStatus: httpStatus, duration: elapsed, refusal: refusal)
+        guard logger.logLevel <= accessLogLevel else { return }
+        var metadata: Logger.Metadata = [
+            "method": .string(request.method.rawValue), "http_status": "\(httpStatus)", "duration": "\(elapsed)",
+        ]
+        if let refusal {
+            metadata["refusal"] = .string(refusal.code.description)
+            if let status = refusal.verifyReceiptStatus { metadata["status"] = "\(status)" }
+        }
+        logger.log(level: accessLogLevel, "request", metadata: metadata)
+    }
+}

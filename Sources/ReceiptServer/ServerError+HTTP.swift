@@ -1,0 +1,41 @@
+public import HTTPTypes
+public import Hummingbird
+import ReceiptModel
+
+/// `/v1/verify`'s refusals: the route throws a ``ServerError`` and Hummingbird answers it with
+/// `{"error": {"code": …, "message": …}}` and the HTTP status below.
+extension ServerError: RouteRefusal {
+    /// `{"error": {"code": …, "message": …}}`.
+    public var jsonBody: [UInt8] {
+        var writer = JSONWriter(capacity: 128)
+        writer.beginObject()
+        writer.key("error")
+        writer.beginObject()
+        writer.field("code", code.description)
+        writer.field("message", reason)
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// The HTTP status of this refusal on `/v1/verify`.
+    public var status: HTTPResponse.Status {
+        switch code {
+        case .bodyTooLarge: HTTPResponse.Status(code: 413)
+        case .bodyTimeout: HTTPResponse.Status(code: 408)
+        case .sharedSecretMismatch: HTTPResponse.Status(code: 403)
+        case .unsupportedMediaType: HTTPResponse.Status(code: 415)
+        case .overloaded: HTTPResponse.Status(code: 503)
+        case .invalidConfiguration: HTTPResponse.Status(code: 500)
+        default: HTTPResponse.Status(code: 400)
+        }
+    }
+
+    /// `/v1/verify` answers no verifyReceipt status when it refuses.
+    public var verifyReceiptStatus: Int? { nil }
+
+    /// The refusal as `/v1/verify` sends it; an overloaded server also says when to try again.
+    public func response(from request: Request, context: some RequestContext) -> Response {
+        ReceiptRoutes.jsonResponse(status, body: jsonBody)
+    }
+}
