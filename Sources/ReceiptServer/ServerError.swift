@@ -2,7 +2,7 @@ public import BER
 /// Why the server refused a request before verifying anything: unreadable JSON, bad base64, a body
 /// too large or too slow, a media type it does not read, too much work in flight, or bad configuration.
 ///
-/// Verification outcomes are never errors (they are `Verdict` values); this type covers only the
+/// Verification outcomes are never errors (they are `AttributedVerdict` values); this type covers only the
 /// request itself and the server's setup. `code` is stable and compared for equality. The routes throw it
 /// as their refusal: it is a Hummingbird `HTTPResponseError` (`ServerError+HTTP.swift`), wrapped on the
 /// verifyReceipt routes in a ``VerifyReceiptRefusal`` that answers Apple's way.

@@ -39,12 +39,13 @@ public final class ReceiptVerifier: Sendable {
 
     /// Verifies a receipt as a client sends it: a PKCS#7 app receipt (DER or BER), base64 of it (white
     /// space, quotes, a `data:` prefix and a byte-order mark allowed), or an iOS 6 transaction receipt as
-    /// plist text or base64 of it (``ReceiptModel/ReceiptInput`` recognizes the form). The bytes are
+    /// plist text or base64 of it (`ReceiptInput` (module ReceiptModel) recognizes the form). The bytes are
     /// decoded once; the verdict carries what decoded.
     ///
     /// Never throws: undecodable input is `invalid` with ``Reason/Code/receiptMalformed`` and the
     /// decoder's error in ``Verdict/decodingError``.
     /// - Parameters:
+    ///   - bytes: the receipt as the client sent it.
     ///   - validationTime: overrides ``Configuration/validationTime`` for this call.
     ///   - policy: overrides ``Configuration/policy`` for this call.
     ///   - now: the instant ``ValidationTime/now`` stands for in this call; `nil` reads ``Configuration/clock``
@@ -60,7 +61,7 @@ public final class ReceiptVerifier: Sendable {
         }
     }
 
-    /// Verifies receipt bytes; see ``verify(_:validationTime:policy:)-(ArraySlice<UInt8>,_,_)``.
+    /// Verifies receipt bytes; see ``verify(_:validationTime:policy:now:)-(ArraySlice<UInt8>,_,_,_)``.
     public func verify(
         _ bytes: [UInt8], validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil,
         now: ReceiptDate? = nil
@@ -69,7 +70,7 @@ public final class ReceiptVerifier: Sendable {
     }
 
     /// Verifies receipt text, e.g. verifyReceipt's `receipt-data` (base64) or iOS 6 plist text; see
-    /// ``verify(_:validationTime:policy:)-(ArraySlice<UInt8>,_,_)``.
+    /// ``verify(_:validationTime:policy:now:)-(ArraySlice<UInt8>,_,_,_)``.
     public func verify(
         _ text: String, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil,
         now: ReceiptDate? = nil
@@ -94,7 +95,7 @@ public final class ReceiptVerifier: Sendable {
     /// receipt false: exactly one SignerInfo; algorithms Apple signs with; the chain (cached), at the validation
     /// instant when there is one (without one, everything but validity periods); the creation date against the
     /// leaf's validity; the CMS signature (RFC 5652 §5.4); then the policy, unless the receipt is already proven
-    /// false. The first reason is a proving one whenever there is one (see ``verdict(_:environment:validationTime:instant:chain:)``).
+    /// false. The first reason is a proving one whenever there is one (see `verdict(_:receipt:environment:validationTime:instant:chain:)`).
     public func verify(
         _ receipt: AppReceipt, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil,
         now: ReceiptDate? = nil
