@@ -187,7 +187,7 @@ let package = Package(
         ),
         // Runs the built executables; depending on them makes `swift test` build them first.
         .testTarget(
-            name: "VerifyLocalTests",
+            name: "CommandLineTests",
             dependencies: ["VerifyLocal", "MintReceipt", "ReceiptServerCommand", "AppleStandInCommand", "TestSupport"],
             swiftSettings: swiftSettings
         ),

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The `mint-receipt` executable: a thin shell, so one check that it writes what the library mints.
-/// `swift test` builds it (VerifyLocalTests depends on it); the suite is skipped if it was not built.
+/// `swift test` builds it (CommandLineTests depends on it); the suite is skipped if it was not built.
 @Suite(
     .enabled(
         if: FileManager.default.isExecutableFile(atPath: SharedTestData.executable("mint-receipt").path),
