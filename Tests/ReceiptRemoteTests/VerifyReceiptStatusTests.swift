@@ -70,8 +70,10 @@ import Testing
         (.production, .sandbox, true, 0), (.sandbox, .production, true, 0),
         (.production, nil, false, 21003), (.sandbox, nil, true, 21003),
     ])
-    func endpointEnvironment(_ endpoint: ReceiptEnvironment, _ environment: ReceiptEnvironment?, _ any: Bool, _ status: Int) {
-        let result = AttributedVerdict.local(Self.verdict(.valid, environment: environment))
+    func endpointEnvironment(_ endpoint: ReceiptEnvironment, _ environment: ReceiptEnvironment?, _ any: Bool, _ status: Int)
+        throws
+    {
+        let result = Self.valid(try Self.decoded("valid-sha256.receipt"), environment: environment)
         #expect(VerifyReceiptStatus.status(of: result, endpoint: endpoint, acceptsAnyEnvironment: any) == status)
         // Without an endpoint the environment plays no part.
         #expect(VerifyReceiptStatus.status(of: result) == 0)
@@ -80,5 +82,50 @@ import Testing
     @Test func anEndpointNeverTurnsARefusalIntoSomethingElse() {
         let result = AttributedVerdict.local(Self.verdict(.invalid, [.chainExpired], environment: .sandbox))
         #expect(VerifyReceiptStatus.status(of: result, endpoint: .production) == 21003)
+    }
+
+    static func decoded(_ name: String) throws -> ReceiptInput {
+        try ReceiptInput(bytes: RemoteTestData.fixture(name)[...])
+    }
+
+    static func valid(_ receipt: ReceiptInput, environment: ReceiptEnvironment?) -> AttributedVerdict {
+        .local(
+            Verdict(
+                outcome: .valid, reasons: [], receipt: receipt, environment: environment,
+                validationTime: .receiptCreation, validationInstant: nil, chain: []))
+    }
+
+    @Test func theEndpointsVouchLocallyOnlyForAnAppReceipt() throws {
+        let ios6 = Self.valid(try Self.decoded("ios6-valid.b64"), environment: .sandbox)
+        #expect(VerifyReceiptStatus.status(of: ios6) == 0)
+        #expect(VerifyReceiptStatus.status(of: ios6, endpoint: .sandbox) == 21003)
+        #expect(VerifyReceiptStatus.status(of: ios6, endpoint: .sandbox, acceptsAnyEnvironment: true) == 21003)
+        let app = Self.valid(try Self.decoded("valid-sha256.receipt"), environment: .sandbox)
+        #expect(VerifyReceiptStatus.status(of: app, endpoint: .sandbox) == 0)
+    }
+
+    @Test func theBodyIsTheReceiptAppleOrTheStatusAlone() throws {
+        let app = Self.valid(try Self.decoded("valid-sha256.receipt"), environment: .sandbox)
+        guard case .receipt(_, .sandbox) = VerifyReceiptStatus.body(of: app, status: 0) else {
+            Issue.record("a local status 0 renders the receipt")
+            return
+        }
+        guard case .statusOnly = VerifyReceiptStatus.body(of: app, status: 21007) else {
+            Issue.record("the environment rule's 21007 is a status alone")
+            return
+        }
+        let local = Self.verdict(.inconclusive, [.ios6ChainIncomplete])
+        let apple = try Self.answer(21006)
+        let decided = Self.asked(local, Self.verdict(.valid), by: .remote, apple: apple)
+        guard case .apple(let body) = VerifyReceiptStatus.body(of: decided, status: 21006) else {
+            Issue.record("Apple's deciding answer passes through")
+            return
+        }
+        #expect(body == apple.body)
+        let unreachable = Self.asked(local, local, by: .local, apple: nil, error: RemoteError(.timeout, "slow"))
+        guard case .statusOnly = VerifyReceiptStatus.body(of: unreachable, status: 21005) else {
+            Issue.record("21005 is a status alone")
+            return
+        }
     }
 }

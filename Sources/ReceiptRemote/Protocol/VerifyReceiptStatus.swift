@@ -1,3 +1,4 @@
+public import ReceiptModel
 public import ReceiptVerification
 
 /// verifyReceipt's `status` for a verdict: the one place it is computed, for the CLI, `/v1/verify` and
@@ -15,7 +16,9 @@ public enum VerifyReceiptStatus {
     /// With `endpoint` (the verifyReceipt URL called), a status 0 also answers Apple's environment
     /// contract: 21007 for a sandbox or Xcode receipt on the production endpoint, 21008 for a production
     /// receipt on the sandbox endpoint, unless `acceptsAnyEnvironment`; and 21003 on both for a receipt
-    /// whose environment is unknown (no receipt type), which neither endpoint can claim.
+    /// whose environment is unknown (no receipt type), which neither endpoint can claim, and for a locally
+    /// valid receipt that is not an app receipt (an iOS 6 receipt, whose unsigned environment entry cannot be
+    /// trusted): those endpoints can render only an app receipt or Apple's own answer.
     public static func status(
         of result: AttributedVerdict, endpoint: ReceiptEnvironment? = nil, acceptsAnyEnvironment: Bool = false
     ) -> Int {
@@ -38,11 +41,38 @@ public enum VerifyReceiptStatus {
         }
         guard status == 0, let endpoint else { return status }
         guard let environment = verdict.environment else { return 21003 }
+        if result.decidedBy == .local, !verdict.isAppReceipt { return 21003 }
         if acceptsAnyEnvironment { return 0 }
         switch (endpoint, environment) {
         case (.production, .sandbox), (.production, .xcode): return 21007
         case (.sandbox, .production): return 21008
         default: return 0
         }
+    }
+
+    /// What a verifyReceipt endpoint's body holds for a status computed by
+    /// ``status(of:endpoint:acceptsAnyEnvironment:)``.
+    public enum Body {
+        /// Apple decided and answered this status: its body, passed through unchanged.
+        case apple([UInt8])
+        /// Status 0 decided locally: the app receipt, rendered in Apple's shape for this environment.
+        case receipt(AppReceipt, ReceiptEnvironment)
+        /// Only `{"status": N}`.
+        case statusOnly
+    }
+
+    /// The body for `status` (the endpoint's status of `result`).
+    public static func body(of result: AttributedVerdict, status: Int) -> Body {
+        if status == Self.status(of: result), result.decidedBy == .remote, let apple = result.appleResponse,
+            apple.status == status
+        {
+            return .apple(apple.body)
+        }
+        if status == 0, result.decidedBy == .local, let environment = result.verdict.environment,
+            case .appReceipt(let receipt)? = result.verdict.receipt
+        {
+            return .receipt(receipt, environment)
+        }
+        return .statusOnly
     }
 }

@@ -97,29 +97,23 @@ extension ReceiptRoutes {
         return headers
     }
 
-    /// Apple's body for `status`: Apple's own when Apple decided, the receipt when valid, else the status alone.
+    /// The body for `status` (``VerifyReceiptStatus/body(of:status:)`` says which): Apple's own, the receipt
+    /// in Apple's shape, or the status alone.
     func verifyReceiptBody(_ result: AttributedVerdict, status: Int, call: VerifyReceiptCall, now: ReceiptDate)
         -> [UInt8]
     {
-        let verdict = result.verdict
-        if status != VerifyReceiptStatus.status(of: result) {
-            // The endpoint's environment rule changed the status: Apple answers it alone.
+        switch VerifyReceiptStatus.body(of: result, status: status) {
+        case .apple(let body):
+            return body
+        case .receipt(let receipt, let environment):
+            let latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: call.excludeOldTransactions)
+            return VerifyReceiptBody.valid(
+                payload: receipt.payload, environment: environment.rawValue, requestDate: now,
+                latestReceiptInfo: latest.isEmpty ? nil : latest,
+                // Apple returns latest_receipt for subscription receipts when given the shared secret.
+                latestReceipt: (call.password != nil && !latest.isEmpty) ? call.receiptData : nil)
+        case .statusOnly:
             return VerifyReceiptBody.status(status)
         }
-        if result.decidedBy == .remote, let apple = result.appleResponse, apple.status == status {
-            // Apple decided: its answer is passed through unchanged.
-            return apple.body
-        }
-        guard status == 0, let environment = verdict.environment, case .appReceipt(let receipt)? = verdict.receipt
-        else {
-            // A local status 0 is only ever an app receipt; anything else cannot be vouched for here.
-            return VerifyReceiptBody.status(status == 0 ? 21003 : status)
-        }
-        let latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: call.excludeOldTransactions)
-        return VerifyReceiptBody.valid(
-            payload: receipt.payload, environment: environment.rawValue, requestDate: now,
-            latestReceiptInfo: latest.isEmpty ? nil : latest,
-            // Apple returns latest_receipt for subscription receipts when given the shared secret.
-            latestReceipt: (call.password != nil && !latest.isEmpty) ? call.receiptData : nil)
     }
 }

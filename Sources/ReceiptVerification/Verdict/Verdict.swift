@@ -45,6 +45,11 @@ public struct Verdict: Sendable, CustomStringConvertible {
     public var reason: Reason? { reasons.first }
     /// `true` when ``outcome`` is `valid`.
     public var isValid: Bool { outcome == .valid }
+    /// `true` when the bytes decoded into an app receipt (not an iOS 6 transaction receipt).
+    public var isAppReceipt: Bool {
+        if case .appReceipt? = receipt { return true }
+        return false
+    }
     /// The receipt this verdict vouches for: the decoded receipt when ``outcome`` is `valid`, else `nil`.
     public var verifiedReceipt: ReceiptInput? { outcome == .valid ? receipt : nil }
 
