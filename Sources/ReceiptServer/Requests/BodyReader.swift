@@ -1,20 +1,20 @@
-public import Hummingbird
+package import Hummingbird
 
 /// Reads a request body whole, within a size limit and a time limit.
 ///
 /// The size limit is checked against `Content-Length` before reading and against the bytes as they
 /// arrive (chunked bodies have no length). The time limit bounds a client that sends its head and
 /// then stalls: the read runs as its own task, which ``BodyDeadlines`` cancels once it is late.
-public struct BodyReader: Sendable {
+package struct BodyReader: Sendable {
     /// The largest body accepted, in bytes.
-    public let maximumSize: Int
+    package let maximumSize: Int
     /// The longest wait for the whole body; zero or less turns the per-request timer off (the
     /// connection's idle timeout then bounds a stalled body, closing the connection without an answer).
-    public let timeout: Duration
+    package let timeout: Duration
 
     let deadlines: BodyDeadlines
 
-    public init(maximumSize: Int, timeout: Duration) {
+    package init(maximumSize: Int, timeout: Duration) {
         self.maximumSize = maximumSize
         self.timeout = timeout
         // Late reads are cancelled within a tenth of the timeout (at most 250 ms) of their deadline.
@@ -24,7 +24,7 @@ public struct BodyReader: Sendable {
     /// The body's bytes.
     /// - Throws: ``ServerError`` ``ServerError/Code/bodyTooLarge``, ``ServerError/Code/bodyTimeout`` or
     ///   ``ServerError/Code/incompleteBody``.
-    public func read(_ request: Request) async throws(ServerError) -> [UInt8] {
+    package func read(_ request: Request) async throws(ServerError) -> [UInt8] {
         let declared = request.headers[.contentLength].flatMap { Int($0) }
         if let declared, declared > maximumSize {
             throw ServerError(.bodyTooLarge, "the body is \(declared) bytes; the limit is \(maximumSize)")

@@ -1,4 +1,4 @@
-public import ReceiptModel
+import ReceiptModel
 public import ReceiptVerification
 
 /// The options of a `/v1/verify` request, from its JSON members or, for raw bodies, its query.

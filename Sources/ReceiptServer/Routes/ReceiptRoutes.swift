@@ -18,7 +18,7 @@ public struct ReceiptRoutes: Sendable {
     public let configuration: ReceiptServerConfiguration
     public let decider: any ReceiptDecider
     public let metrics: ServerMetrics
-    public let limiter: InFlightLimiter
+    package let limiter: InFlightLimiter
     let bodyReader: BodyReader
 
     /// Response header naming who decided (`local` or `remote`); the body stays Apple's.

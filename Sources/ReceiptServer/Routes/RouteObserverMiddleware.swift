@@ -1,5 +1,5 @@
-public import Hummingbird
-public import Logging
+package import Hummingbird
+package import Logging
 
 /// Wraps the receipt routes: names the route on the request's logger, and once the request is answered or
 /// refused, writes one access-log line and counts the request in ``ServerMetrics``.
@@ -10,18 +10,18 @@ public import Logging
 /// `info`: at thousands of requests a second it would be most of the output). It names the method, the
 /// route's path pattern, the HTTP status, the time taken and, for a refusal, its code; never the URI's
 /// query, a header or a byte of the body, where receipts and secrets travel.
-public struct RouteObserverMiddleware<Context: RequestContext>: RouterMiddleware {
+package struct RouteObserverMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Where requests are counted.
-    public let metrics: ServerMetrics
+    package let metrics: ServerMetrics
     /// The level of the one access-log line per request.
-    public let accessLogLevel: Logger.Level
+    package let accessLogLevel: Logger.Level
 
-    public init(metrics: ServerMetrics, accessLogLevel: Logger.Level = .debug) {
+    package init(metrics: ServerMetrics, accessLogLevel: Logger.Level = .debug) {
         self.metrics = metrics
         self.accessLogLevel = accessLogLevel
     }
 
-    public func handle(
+    package func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         // A monotonic clock for the latency only; no date is read here.

@@ -1,27 +1,27 @@
-public import HTTPTypes
-public import Hummingbird
+package import HTTPTypes
+package import Hummingbird
 import ReceiptRemote
 
 /// A refusal on the verifyReceipt routes, answered the way Apple's verifyReceipt answers: a status-only
 /// body, `{"status":21000}` for a request it cannot read (HTTP 200, as Apple) and `{"status":21005}` when
 /// overloaded. Transport failures keep an HTTP status too, so plain clients and proxies see them: 413 for a
 /// body too large, 408 for one too slow, 400 for one cut short, 503 when overloaded.
-public struct VerifyReceiptRefusal: RouteRefusal {
+package struct VerifyReceiptRefusal: RouteRefusal {
     /// Why the request was refused.
-    public let error: ServerError
+    package let error: ServerError
 
-    public init(_ error: ServerError) {
+    package init(_ error: ServerError) {
         self.error = error
     }
 
-    public var code: ServerError.Code { error.code }
+    package var code: ServerError.Code { error.code }
 
     /// The status in the body: 21005 ("try again") when overloaded, 21000 for every other refusal.
-    public var bodyStatus: Int { error.code == .overloaded ? 21005 : 21000 }
+    package var bodyStatus: Int { error.code == .overloaded ? 21005 : 21000 }
 
-    public var verifyReceiptStatus: Int? { bodyStatus }
+    package var verifyReceiptStatus: Int? { bodyStatus }
 
-    public var status: HTTPResponse.Status {
+    package var status: HTTPResponse.Status {
         switch error.code {
         case .bodyTooLarge: HTTPResponse.Status(code: 413)
         case .bodyTimeout: HTTPResponse.Status(code: 408)
@@ -31,7 +31,7 @@ public struct VerifyReceiptRefusal: RouteRefusal {
         }
     }
 
-    public func response(from request: Request, context: some RequestContext) -> Response {
+    package func response(from request: Request, context: some RequestContext) -> Response {
         ReceiptRoutes.jsonResponse(status, body: VerifyReceiptBody.status(bodyStatus))
     }
 }
