@@ -1,3 +1,4 @@
+import Foundation
 import AppleStandIn
 import ReceiptModel
 import ReceiptRemote
@@ -316,5 +317,21 @@ struct FallbackVerifierTests {
             }
         }
         #expect(standIn.requests().isEmpty)
+    }
+
+    @Test(arguments: ["valid-sha256.receipt", "valid-base64.b64", "tampered-payload.receipt", "ios6-valid.b64"])
+    func everyFormOfInputGivesTheSameAnswer(_ name: String) async throws {
+        let fallback = FallbackVerifier(verifier: try RemoteTestData.verifier())
+        let bytes = try RemoteTestData.fixture(name)
+        let text = bytes.allSatisfy { $0 < 0x80 } ? String(decoding: bytes, as: UTF8.self) : Base64.encode(bytes)
+        let answers = [
+            await fallback.verify(bytes), await fallback.verify(bytes[...]), await fallback.verify(Data(bytes)),
+            await fallback.verify(text),
+        ]
+        for answer in answers.dropFirst() {
+            #expect(answer.verdict.outcome == answers[0].verdict.outcome, "\(name)")
+            #expect(answer.verdict.reasons.map(\.code) == answers[0].verdict.reasons.map(\.code), "\(name)")
+            #expect(answer.decidedBy == .local)
+        }
     }
 }

@@ -75,11 +75,6 @@ public final class FallbackVerifier: Sendable {
         return result
     }
 
-    /// Verifies receipt text (verifyReceipt's `receipt-data`, iOS 6 plist text); see ``verify(_:request:)-([UInt8],_)``.
-    public func verify(_ text: String, request: FallbackRequest = FallbackRequest()) async -> AttributedVerdict {
-        await verify(Array(text.utf8), request: request)
-    }
-
     // MARK: - Local
 
     /// Recognizes the bytes once, decodes and verifies what was recognized, and keeps those canonical
