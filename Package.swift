@@ -175,7 +175,8 @@ let package = Package(
         .testTarget(
             name: "ReceiptServerTests",
             dependencies: [
-                "ReceiptServer", "ReceiptRemote", "AppleStandIn", "ReceiptForge", "ReceiptModel", "ReceiptVerification", "TestSupport",
+                "ReceiptServer", "ReceiptRemote", "AppleStandIn", "ReceiptForge", "ReceiptModel", "ReceiptVerification",
+                "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

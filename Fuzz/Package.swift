@@ -75,7 +75,9 @@ let package = Package(
         // 7. end to end: decode, verify under the trusted test root at a fixed instant, render every JSON answer.
         .executableTarget(
             name: "fuzz-verify",
-            dependencies: ["FuzzSupport", product("ReceiptVerification"), product("ReceiptRemote"), product("ReceiptServer")],
+            dependencies: [
+                "FuzzSupport", product("ReceiptVerification"), product("ReceiptRemote"), product("ReceiptServer"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Not a fuzz target: derives each target's seed corpus from fixtures/ and certs/ at run time.

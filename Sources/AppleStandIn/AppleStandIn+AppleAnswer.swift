@@ -25,7 +25,8 @@ extension AppleStandIn {
             case (.sandbox?, .production): return Self.statusOnly(21007, request.endpoint)
             case (.production?, .sandbox): return Self.statusOnly(21008, request.endpoint)
             case (.sandbox?, .sandbox), (.production?, .production): break
-            case (.sandbox?, .xcode), (.production?, .xcode): return Self.statusOnly(21003, request.endpoint)  // no Xcode listener
+            // There is no Xcode listener; an endpoint value of .xcode answers as Apple answers the unknown.
+            case (.sandbox?, .xcode), (.production?, .xcode): return Self.statusOnly(21003, request.endpoint)
             case (.xcode?, _), (nil, _): return Self.statusOnly(21003, request.endpoint)
             }
             return render(

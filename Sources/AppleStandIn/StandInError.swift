@@ -1,4 +1,5 @@
 public import BER
+
 /// Why the stand-in could not start, or a scripted failure it raises on purpose.
 public struct StandInError: CodedError {
     /// A stable identifier of the failure.

@@ -1,9 +1,10 @@
 internal import BER
 internal import COpenSSL
+
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// An X.509 certificate parsed once by OpenSSL, with the fields verification reads cached as Swift values.
@@ -180,7 +181,9 @@ public final class Certificate: @unchecked Sendable {
     /// never depends on whether OpenSSL or a cache answered. A receipt's millisecond instant is floored to its
     /// second first (``ReceiptDate/secondsSince1970``), which makes the rule exact in milliseconds too:
     /// `notBefore·1000 ≤ t < notAfter·1000`.
-    public func isValid(at instant: Int64) -> Bool { Self.validity(notBefore: notBefore, notAfter: notAfter, contains: instant) }
+    public func isValid(at instant: Int64) -> Bool {
+        Self.validity(notBefore: notBefore, notAfter: notAfter, contains: instant)
+    }
 
     /// The validity rule of ``isValid(at:)`` for any window (a cached path's intersection of windows, say).
     public static func validity(notBefore: Int64, notAfter: Int64, contains instant: Int64) -> Bool {
@@ -188,7 +191,8 @@ public final class Certificate: @unchecked Sendable {
     }
 
     /// The SHA-256 fingerprint as upper-case hex, the form Apple and the docs print.
-    public var sha256FingerprintHex: String { Hex.encode(sha256Fingerprint, uppercase: true)
+    public var sha256FingerprintHex: String {
+        Hex.encode(sha256Fingerprint, uppercase: true)
     }
 
     private static func rfc2253(_ name: OpaquePointer) throws(CryptoError) -> String {

@@ -43,7 +43,8 @@ public enum ChainVerifier {
             // set_time also raises X509_V_FLAG_USE_CHECK_TIME; set explicitly so the intent is visible.
             X509_VERIFY_PARAM_set_time(parameters, time_t(time))
             try openSSLCheck(
-                X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_USE_CHECK_TIME)), "X509_VERIFY_PARAM_set_flags")
+                X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_USE_CHECK_TIME)), "X509_VERIFY_PARAM_set_flags"
+            )
         } else {
             // Never the wall clock: without an instant, validity periods are not checked at all.
             try openSSLCheck(

@@ -14,7 +14,8 @@ public final class PrivateKey: @unchecked Sendable {
         let bytes = Array(pem.utf8)
         let written = bytes.withUnsafeBytes { BIO_write(bio, $0.baseAddress, Int32($0.count)) }
         try openSSLCheck(written, "BIO_write")
-        pointer = try openSSLCheck(PEM_read_bio_PrivateKey(bio, nil, nil, nil), "PEM_read_bio_PrivateKey", code: .invalidKey)
+        pointer = try openSSLCheck(
+            PEM_read_bio_PrivateKey(bio, nil, nil, nil), "PEM_read_bio_PrivateKey", code: .invalidKey)
     }
 
     deinit { EVP_PKEY_free(pointer) }

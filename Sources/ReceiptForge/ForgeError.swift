@@ -1,4 +1,5 @@
 public import BER
+
 /// An error from the receipt forge: a description, certificate or key it was handed cannot be used.
 ///
 /// `code` is stable and compared for equality; `reason` says what was wrong in words. Hostile

@@ -64,7 +64,8 @@ public struct ReceiptError: CodedError {
     public let file: String
     public let line: UInt
 
-    public init(_ code: Code, _ reason: String, underlying: BERError? = nil, file: String = #fileID, line: UInt = #line) {
+    public init(_ code: Code, _ reason: String, underlying: BERError? = nil, file: String = #fileID, line: UInt = #line)
+    {
         self.code = code
         self.reason = reason
         self.underlying = underlying

@@ -24,52 +24,100 @@ struct ReceiptServerCommand: AsyncParsableCommand {
     @Option(help: "TCP port; 0 picks a free one [RECEIPT_SERVER_PORT]. Default 8080.")
     var port: Int?
 
-    @Option(name: .customLong("root"), help: ArgumentHelp("Trust this root certificate too (PEM or DER); repeatable [RECEIPT_SERVER_ROOT, ':'-separated].", valueName: "file"))
+    @Option(
+        name: .customLong("root"),
+        help: ArgumentHelp(
+            "Trust this root certificate too (PEM or DER); repeatable [RECEIPT_SERVER_ROOT, ':'-separated].",
+            valueName: "file"))
     var roots: [String] = []
 
-    @Option(name: .customLong("roots"), help: ArgumentHelp("Trust every certificate in this folder too [RECEIPT_SERVER_ROOTS].", valueName: "dir"))
+    @Option(
+        name: .customLong("roots"),
+        help: ArgumentHelp("Trust every certificate in this folder too [RECEIPT_SERVER_ROOTS].", valueName: "dir"))
     var rootFolders: [String] = []
 
-    @Option(name: .customLong("bundle-id"), help: ArgumentHelp("Accept only this bundle id; repeatable [RECEIPT_SERVER_BUNDLE_IDS, ','-separated].", valueName: "id"))
+    @Option(
+        name: .customLong("bundle-id"),
+        help: ArgumentHelp(
+            "Accept only this bundle id; repeatable [RECEIPT_SERVER_BUNDLE_IDS, ','-separated].", valueName: "id"))
     var bundleIDs: [String] = []
 
-    @Option(help: ArgumentHelp("Accept only this environment (Production, Sandbox, Xcode); repeatable [RECEIPT_SERVER_ENVIRONMENTS].", valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "Accept only this environment (Production, Sandbox, Xcode); repeatable [RECEIPT_SERVER_ENVIRONMENTS].",
+            valueName: "name"))
     var environment: [String] = []
 
-    @Option(help: ArgumentHelp("Validate chains at the receipt's creation date or at the time of the request [RECEIPT_SERVER_AT]. Default creation.", valueName: "creation|now"))
+    @Option(
+        help: ArgumentHelp(
+            "Validate chains at the receipt's creation date or at the time of the request [RECEIPT_SERVER_AT]. Default creation.",
+            valueName: "creation|now"))
     var at: String?
 
     @Flag(help: "Trust Xcode's StoreKit Testing certificate [RECEIPT_SERVER_ALLOW_XCODE=1].")
     var allowXcode = false
 
-    @Flag(help: "Answer both endpoints for receipts of any environment instead of 21007/21008 [RECEIPT_SERVER_ACCEPT_ANY_ENVIRONMENT=1].")
+    @Flag(
+        help:
+            "Answer both endpoints for receipts of any environment instead of 21007/21008 [RECEIPT_SERVER_ACCEPT_ANY_ENVIRONMENT=1]."
+    )
     var acceptAnyEnvironment = false
 
-    @Flag(help: "Ask Apple's verifyReceipt when a receipt cannot be decided locally, or for renewals when a shared secret is sent [RECEIPT_SERVER_REMOTE_FALLBACK=1]. Default off.")
+    @Flag(
+        help:
+            "Ask Apple's verifyReceipt when a receipt cannot be decided locally, or for renewals when a shared secret is sent [RECEIPT_SERVER_REMOTE_FALLBACK=1]. Default off."
+    )
     var remoteFallback = false
 
-    @Option(name: .customLong("apple-production-url"), help: ArgumentHelp("Apple's production verifyReceipt URL [RECEIPT_SERVER_APPLE_PRODUCTION_URL].", valueName: "url"))
+    @Option(
+        name: .customLong("apple-production-url"),
+        help: ArgumentHelp(
+            "Apple's production verifyReceipt URL [RECEIPT_SERVER_APPLE_PRODUCTION_URL].", valueName: "url"))
     var appleProductionURL: String?
 
-    @Option(name: .customLong("apple-sandbox-url"), help: ArgumentHelp("Apple's sandbox verifyReceipt URL [RECEIPT_SERVER_APPLE_SANDBOX_URL].", valueName: "url"))
+    @Option(
+        name: .customLong("apple-sandbox-url"),
+        help: ArgumentHelp("Apple's sandbox verifyReceipt URL [RECEIPT_SERVER_APPLE_SANDBOX_URL].", valueName: "url"))
     var appleSandboxURL: String?
 
-    @Option(name: .customLong("remote-deadline"), help: ArgumentHelp("Seconds one remote verification may take, retries included [RECEIPT_SERVER_REMOTE_DEADLINE]. Default 30.", valueName: "seconds"))
+    @Option(
+        name: .customLong("remote-deadline"),
+        help: ArgumentHelp(
+            "Seconds one remote verification may take, retries included [RECEIPT_SERVER_REMOTE_DEADLINE]. Default 30.",
+            valueName: "seconds"))
     var remoteDeadline: Double?
 
-    @Option(name: .customLong("max-body-size"), help: ArgumentHelp("Largest request body in bytes [RECEIPT_SERVER_MAX_BODY_SIZE]. Default 1048576.", valueName: "bytes"))
+    @Option(
+        name: .customLong("max-body-size"),
+        help: ArgumentHelp(
+            "Largest request body in bytes [RECEIPT_SERVER_MAX_BODY_SIZE]. Default 1048576.", valueName: "bytes"))
     var maximumBodySize: Int?
 
-    @Option(name: .customLong("max-in-flight"), help: ArgumentHelp("Most requests verified at once; more get 503 [RECEIPT_SERVER_MAX_IN_FLIGHT]. Default 256.", valueName: "n"))
+    @Option(
+        name: .customLong("max-in-flight"),
+        help: ArgumentHelp(
+            "Most requests verified at once; more get 503 [RECEIPT_SERVER_MAX_IN_FLIGHT]. Default 256.", valueName: "n")
+    )
     var maximumInFlight: Int?
 
-    @Option(name: .customLong("body-timeout"), help: ArgumentHelp("Seconds to wait for a request body [RECEIPT_SERVER_BODY_TIMEOUT]. Default 10.", valueName: "seconds"))
+    @Option(
+        name: .customLong("body-timeout"),
+        help: ArgumentHelp(
+            "Seconds to wait for a request body [RECEIPT_SERVER_BODY_TIMEOUT]. Default 10.", valueName: "seconds"))
     var bodyTimeout: Double?
 
-    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds before an idle connection is closed [RECEIPT_SERVER_IDLE_TIMEOUT]. Default 60.", valueName: "seconds"))
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp(
+            "Seconds before an idle connection is closed [RECEIPT_SERVER_IDLE_TIMEOUT]. Default 60.",
+            valueName: "seconds"))
     var idleTimeout: Double?
 
-    @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical [RECEIPT_SERVER_LOG_LEVEL]. Default info.", valueName: "level"))
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp(
+            "trace, debug, info, notice, warning, error or critical [RECEIPT_SERVER_LOG_LEVEL]. Default info.",
+            valueName: "level"))
     var logLevel: String?
 
     func run() async throws {
@@ -88,7 +136,9 @@ struct ReceiptServerCommand: AsyncParsableCommand {
         func seconds(_ flag: Double?, _ option: String, _ name: String, default value: Double) throws -> Duration {
             let seconds = try number(flag, name, default: value)
             guard let duration = Duration(configuredSeconds: seconds) else {
-                throw ValidationError("\(option) [\(name)] takes a positive number of seconds, at most \(Int(Duration.longestConfiguredSeconds))")
+                throw ValidationError(
+                    "\(option) [\(name)] takes a positive number of seconds, at most \(Int(Duration.longestConfiguredSeconds))"
+                )
             }
             return duration
         }
@@ -107,14 +157,17 @@ struct ReceiptServerCommand: AsyncParsableCommand {
         var anchors = TrustAnchors(allowsXcodeStoreKitTesting: allowXcode || envFlag("RECEIPT_SERVER_ALLOW_XCODE"))
         let rootPaths =
             (roots.isEmpty ? (env("RECEIPT_SERVER_ROOT")?.split(separator: ":").map(String.init) ?? []) : roots)
-            + (rootFolders.isEmpty ? (env("RECEIPT_SERVER_ROOTS")?.split(separator: ":").map(String.init) ?? []) : rootFolders)
+            + (rootFolders.isEmpty
+                ? (env("RECEIPT_SERVER_ROOTS")?.split(separator: ":").map(String.init) ?? []) : rootFolders)
         for path in rootPaths {
             do { try anchors.addRoots(fromPath: path) } catch {
                 throw ValidationError("cannot load roots from \(path): \(error.reason)")
             }
         }
         var policy = ReceiptPolicy()
-        let bundles = bundleIDs.isEmpty ? (env("RECEIPT_SERVER_BUNDLE_IDS")?.split(separator: ",").map(String.init) ?? []) : bundleIDs
+        let bundles =
+            bundleIDs.isEmpty
+            ? (env("RECEIPT_SERVER_BUNDLE_IDS")?.split(separator: ",").map(String.init) ?? []) : bundleIDs
         if !bundles.isEmpty { policy.acceptedBundleIDs = Set(bundles) }
         let environments =
             self.environment.isEmpty
@@ -156,7 +209,8 @@ struct ReceiptServerCommand: AsyncParsableCommand {
         var remoteDescription = "off"
         if remoteOn {
             let fallback: FallbackVerifier
-            let deadline = try seconds(remoteDeadline, "--remote-deadline", "RECEIPT_SERVER_REMOTE_DEADLINE", default: 30)
+            let deadline = try seconds(
+                remoteDeadline, "--remote-deadline", "RECEIPT_SERVER_REMOTE_DEADLINE", default: 30)
             do throws(ServerError) {
                 fallback = try FallbackVerifier.apple(
                     verifier: verifier,
@@ -185,7 +239,9 @@ struct ReceiptServerCommand: AsyncParsableCommand {
 
     /// `port` when it is a TCP port number (0 asks for a free one).
     static func validPort(_ port: Int) throws -> Int {
-        guard (0...65_535).contains(port) else { throw ValidationError("--port [RECEIPT_SERVER_PORT] takes 0 to 65535, not \(port)") }
+        guard (0...65_535).contains(port) else {
+            throw ValidationError("--port [RECEIPT_SERVER_PORT] takes 0 to 65535, not \(port)")
+        }
         return port
     }
 }

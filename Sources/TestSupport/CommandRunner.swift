@@ -26,7 +26,9 @@ public struct CommandRunner {
     }
 
     /// - Parameter environment: variables added to (or replacing) the test runner's own.
-    public func run(_ arguments: [String], standardInput: Data? = nil, environment: [String: String] = [:]) throws -> Outcome {
+    public func run(_ arguments: [String], standardInput: Data? = nil, environment: [String: String] = [:]) throws
+        -> Outcome
+    {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

@@ -43,7 +43,8 @@ struct ReceiptReport {
         let verdict: Verdict
         switch bytes {
         case .success(let bytes): verdict = verifier.verify(bytes)
-        case .failure(let error): verdict = Verdict.malformed(error, validationTime: verifier.configuration.validationTime)
+        case .failure(let error):
+            verdict = Verdict.malformed(error, validationTime: verifier.configuration.validationTime)
         }
         self.init(name: source.name, result: .local(verdict), attributed: false)
     }
@@ -88,9 +89,11 @@ struct ReceiptReport {
             }
         }
         if let verdict = result?.localVerdict {
-            var line = verdict.outcome.rawValue.uppercased() + "  status \(VerifyReceiptStatus.status(of: .local(verdict)))"
+            var line =
+                verdict.outcome.rawValue.uppercased() + "  status \(VerifyReceiptStatus.status(of: .local(verdict)))"
             if let environment = verdict.environment { line += "  \(environment)" }
-            line += "  validated at \(verdict.validationInstant.map(\.description) ?? "-") (\(verdict.validationTime.name))"
+            line +=
+                "  validated at \(verdict.validationInstant.map(\.description) ?? "-") (\(verdict.validationTime.name))"
             lines.append(Self.row("verdict", line))
             for reason in verdict.reasons { lines.append(Self.row("reason", "\(reason.code)  \(reason.message)")) }
             if let leaf = verdict.chain.first { lines.append(Self.row("signed by", leaf)) }
@@ -99,12 +102,17 @@ struct ReceiptReport {
         case (.appReceipt(let receipt)?, _):
             let payload = receipt.payload
             let digest = receipt.signedData.signerInfos.first.map { "\($0.digestAlgorithm)" } ?? "no signer"
-            lines.append(Self.row("receipt", "\(payload.receiptType ?? "?")  \(payload.bundleID ?? "?")  version \(payload.applicationVersion ?? "?")"))
+            lines.append(
+                Self.row(
+                    "receipt",
+                    "\(payload.receiptType ?? "?")  \(payload.bundleID ?? "?")  version \(payload.applicationVersion ?? "?")"
+                ))
             lines.append(Self.row("created", payload.creationDate.map(\.description) ?? "absent"))
             lines.append(
                 Self.row(
                     "container",
-                    "\(receipt.signedData.certificates.count) certificates, digest \(Self.digestName(digest)), payload \(receipt.signedData.eContent.count) bytes"))
+                    "\(receipt.signedData.certificates.count) certificates, digest \(Self.digestName(digest)), payload \(receipt.signedData.eContent.count) bytes"
+                ))
             lines.append(Self.row("purchases", "\(payload.inAppPurchases.count)"))
             // Text is for people: the first purchases, then a count; --format json has every one.
             for (index, purchase) in payload.inAppPurchases.prefix(Self.purchasesShownAsText).enumerated() {
@@ -116,13 +124,17 @@ struct ReceiptReport {
                 lines.append(line)
             }
             if payload.inAppPurchases.count > Self.purchasesShownAsText {
-                lines.append("  … and \(payload.inAppPurchases.count - Self.purchasesShownAsText) more (--format json lists all)")
+                lines.append(
+                    "  … and \(payload.inAppPurchases.count - Self.purchasesShownAsText) more (--format json lists all)"
+                )
             }
-            let unknown = payload.unknownAttributes.count + payload.inAppPurchases.reduce(0) { $0 + $1.unknownAttributes.count }
+            let unknown =
+                payload.unknownAttributes.count + payload.inAppPurchases.reduce(0) { $0 + $1.unknownAttributes.count }
             lines.append(Self.row("undocumented", "\(unknown) attributes kept raw"))
         case (.iOS6(let receipt)?, _):
             let info = receipt.purchaseInfo
-            lines.append(Self.row("receipt", "iOS 6 transaction receipt  \(info.bundleID ?? "?")  \(receipt.environment ?? "")"))
+            lines.append(
+                Self.row("receipt", "iOS 6 transaction receipt  \(info.bundleID ?? "?")  \(receipt.environment ?? "")"))
             lines.append(Self.row("purchase", "\(info.productID ?? "?")  transaction \(info.transactionID ?? "?")"))
         case (nil, let error?):
             lines.append(Self.row("error", "\(error.code)  \(error.reason)"))

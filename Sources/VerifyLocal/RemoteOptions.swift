@@ -54,7 +54,8 @@ struct RemoteOptions: ParsableArguments {
     /// `seconds` as a duration, or a usage error naming `flag`.
     static func duration(_ seconds: Double, flag: String) throws -> Duration {
         guard let duration = Duration(configuredSeconds: seconds) else {
-            throw ValidationError("\(flag) takes a positive number of seconds, at most \(Int(Duration.longestConfiguredSeconds))")
+            throw ValidationError(
+                "\(flag) takes a positive number of seconds, at most \(Int(Duration.longestConfiguredSeconds))")
         }
         return duration
     }

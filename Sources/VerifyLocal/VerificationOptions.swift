@@ -5,10 +5,13 @@ import ReceiptVerification
 
 /// The verification flags of `verify-local`, turned into a configured ``ReceiptVerifier``.
 struct VerificationOptions: ParsableArguments {
-    @Option(name: .customLong("root"), help: ArgumentHelp("Trust this root certificate too (PEM or DER); repeatable.", valueName: "file"))
+    @Option(
+        name: .customLong("root"),
+        help: ArgumentHelp("Trust this root certificate too (PEM or DER); repeatable.", valueName: "file"))
     var roots: [String] = []
 
-    @Option(name: .customLong("roots"), help: ArgumentHelp("Trust every certificate in this folder too.", valueName: "dir"))
+    @Option(
+        name: .customLong("roots"), help: ArgumentHelp("Trust every certificate in this folder too.", valueName: "dir"))
     var rootFolders: [String] = []
 
     @Option(
@@ -20,16 +23,22 @@ struct VerificationOptions: ParsableArguments {
     @Flag(help: "Trust Xcode's StoreKit Testing certificate (receipts report environment Xcode).")
     var allowXcode = false
 
-    @Option(name: .customLong("bundle-id"), help: ArgumentHelp("Accept only this bundle id; repeatable.", valueName: "id"))
+    @Option(
+        name: .customLong("bundle-id"), help: ArgumentHelp("Accept only this bundle id; repeatable.", valueName: "id"))
     var bundleIDs: [String] = []
 
-    @Option(help: ArgumentHelp("Accept only this environment (Production, Sandbox, Xcode); repeatable.", valueName: "name"))
+    @Option(
+        help: ArgumentHelp("Accept only this environment (Production, Sandbox, Xcode); repeatable.", valueName: "name"))
     var environment: [String] = []
 
-    @Option(name: .customLong("min-app-version"), help: ArgumentHelp("Reject receipts of older app versions.", valueName: "version"))
+    @Option(
+        name: .customLong("min-app-version"),
+        help: ArgumentHelp("Reject receipts of older app versions.", valueName: "version"))
     var minimumAppVersion: String?
 
-    @Option(name: .customLong("device-id"), help: ArgumentHelp("Require the receipt's device hash to match this identifier.", valueName: "hex|uuid"))
+    @Option(
+        name: .customLong("device-id"),
+        help: ArgumentHelp("Require the receipt's device hash to match this identifier.", valueName: "hex|uuid"))
     var deviceID: String?
 
     /// Parses the validation time; with `now`, the verifier reads the clock it is given once per receipt.
@@ -65,7 +74,8 @@ struct VerificationOptions: ParsableArguments {
         }
         if let minimumAppVersion, AppVersion(minimumAppVersion) == nil {
             throw ValidationError(
-                "--min-app-version takes dot-separated numbers, each optionally with a d, a, b or fc stage (1.10, 3.3.1b4), not \(minimumAppVersion)")
+                "--min-app-version takes dot-separated numbers, each optionally with a d, a, b or fc stage (1.10, 3.3.1b4), not \(minimumAppVersion)"
+            )
         }
         policy.minimumAppVersion = minimumAppVersion
         if let deviceID {

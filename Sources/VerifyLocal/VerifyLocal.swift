@@ -54,7 +54,9 @@ struct VerifyLocal: AsyncParsableCommand {
 
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one file, folder or -") }
-        if decodeOnly && remote.isEnabled { throw ValidationError("--decode-only and the remote flags exclude each other") }
+        if decodeOnly && remote.isEnabled {
+            throw ValidationError("--decode-only and the remote flags exclude each other")
+        }
     }
 
     func run() async throws {

@@ -40,8 +40,10 @@ struct ReceiptServerCommandTests {
     @Test func helpNamesEveryEnvironmentVariable() throws {
         let outcome = try command.run(["--help"])
         #expect(outcome.status == 0)
-        for name in ["RECEIPT_SERVER_HOST", "RECEIPT_SERVER_PORT", "RECEIPT_SERVER_ROOT", "RECEIPT_SERVER_AT",
-                     "RECEIPT_SERVER_REMOTE_FALLBACK", "RECEIPT_SERVER_SHARED_SECRET", "RECEIPT_SERVER_MAX_BODY_SIZE"] {
+        for name in [
+            "RECEIPT_SERVER_HOST", "RECEIPT_SERVER_PORT", "RECEIPT_SERVER_ROOT", "RECEIPT_SERVER_AT",
+            "RECEIPT_SERVER_REMOTE_FALLBACK", "RECEIPT_SERVER_SHARED_SECRET", "RECEIPT_SERVER_MAX_BODY_SIZE",
+        ] {
             #expect(outcome.standardOutput.contains(name), "\(name)")
         }
     }

@@ -30,7 +30,9 @@ struct VerifyCommandTests {
     }
 
     @Test func exitsZeroWhenEveryInputIsValid() throws {
-        let outcome = try command.run(["--root", testRoot, fixture("valid-sha1.receipt"), fixture("valid-sha256.receipt")])
+        let outcome = try command.run([
+            "--root", testRoot, fixture("valid-sha1.receipt"), fixture("valid-sha256.receipt"),
+        ])
         #expect(outcome.status == 0, "\(outcome.standardOutput)")
         #expect(outcome.standardOutput.contains("VALID  status 0"))
     }
@@ -96,7 +98,8 @@ struct VerifyCommandTests {
 
     @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
     func checksTheDeviceHash() throws {
-        let path = SharedTestData.receiptsDirectory.appendingPathComponent("aprv-purchasingexp-sandbox-2023-02.receipt").path
+        let path = SharedTestData.receiptsDirectory.appendingPathComponent("aprv-purchasingexp-sandbox-2023-02.receipt")
+            .path
         #expect(try command.run(["--device-id", "e618109862dd433fbb94675d3815d263", path]).status == 0)
         #expect(try command.run(["--device-id", "E6181098-62DD-433F-BB94-675D3815D263", path]).status == 0)
         let wrong = try command.run(["--format", "json", "--device-id", "00000000-62DD-433F-BB94-675D3815D263", path])

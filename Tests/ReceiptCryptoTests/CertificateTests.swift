@@ -1,7 +1,7 @@
 import Foundation
 import ReceiptCrypto
-import Testing
 import TestSupport
+import Testing
 
 /// Reads certificates for the crypto tests: Apple's public roots from `../shared/certs`, certificates
 /// embedded in the real receipts, and the project's own test PKI in `certs/`.
@@ -71,8 +71,9 @@ struct CertificateTests {
 
     @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
     func fingerprintsMatchThePinnedValues() throws {
-        #expect(try CryptoTestData.sharedCertificate("AppleRootCA-G3.cer").sha256FingerprintHex
-            == CryptoTestData.appleRootG3Fingerprint)
+        #expect(
+            try CryptoTestData.sharedCertificate("AppleRootCA-G3.cer").sha256FingerprintHex
+                == CryptoTestData.appleRootG3Fingerprint)
         let xcode = try CryptoTestData.sharedCertificate("StoreKitTestCertificate.cer")
         #expect(xcode.sha256FingerprintHex == CryptoTestData.xcodeFingerprint)
         #expect(xcode.isSelfIssued)

@@ -1,7 +1,7 @@
 import Foundation
 import ReceiptCrypto
-import Testing
 import TestSupport
+import Testing
 
 @Suite("ChainVerifier")
 struct ChainVerifierTests {
@@ -99,8 +99,10 @@ struct ChainVerifierTests {
     @Test func lookalikeAppleChainDoesNotChainToTheRealRoot() throws {
         let result = try ChainVerifier.verify(
             leaf: CryptoTestData.testPKI("lookalike-apple-leaf"),
-            intermediates: [CryptoTestData.testPKI("lookalike-apple-wwdr"),
-                            CryptoTestData.testPKI("lookalike-apple-root")],
+            intermediates: [
+                CryptoTestData.testPKI("lookalike-apple-wwdr"),
+                CryptoTestData.testPKI("lookalike-apple-root"),
+            ],
             anchors: [CryptoTestData.testPKI("test-root")], at: Self.testTime)
         #expect(result.failure == .untrustedRoot)
     }
@@ -164,7 +166,8 @@ struct ChainVerifierTests {
         try folder.write("leaf.ext", Data("authorityKeyIdentifier=keyid:always\n".utf8))
         func selfSigned(_ file: String, keyIdentifier: String) -> [String] {
             [
-                "req", "-x509", "-key", "ca.key", "-out", file, "-subj", "/CN=Receipt Forge Test AKID CA", "-days", "3650",
+                "req", "-x509", "-key", "ca.key", "-out", file, "-subj", "/CN=Receipt Forge Test AKID CA", "-days",
+                "3650",
                 "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
                 "-addext", "subjectKeyIdentifier=\(keyIdentifier)",
             ]

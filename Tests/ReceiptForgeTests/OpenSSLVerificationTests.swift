@@ -2,8 +2,8 @@ import Foundation
 import ReceiptCrypto
 import ReceiptForge
 import ReceiptModel
-import Testing
 import TestSupport
+import Testing
 
 /// An independent judge: OpenSSL's own CMS verifier, run as a separate process, agrees with the
 /// fixtures' intended verdicts wherever it can judge them.

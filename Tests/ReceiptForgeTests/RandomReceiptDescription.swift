@@ -1,5 +1,5 @@
-import TestSupport
 import ReceiptForge
+import TestSupport
 
 /// Random but replayable receipt descriptions for the round-trip property.
 ///

@@ -19,14 +19,18 @@ struct AppleReceiptJSONTests {
     @Test func everyReceiptDerivedKeyEqualsApplesResponse() throws {
         let (rendered, apple) = try Self.renderedAndApple()
         for (key, value) in apple where !key.hasPrefix("request_date") && key != "in_app" {
-            #expect(Self.same(rendered[key], value), "receipt.\(key): ours \(String(describing: rendered[key])), Apple's \(value)")
+            #expect(
+                Self.same(rendered[key], value),
+                "receipt.\(key): ours \(String(describing: rendered[key])), Apple's \(value)")
         }
         let ours = try #require(rendered["in_app"] as? [[String: Any]])
         let theirs = try #require(apple["in_app"] as? [[String: Any]])
         #expect(ours.count == theirs.count)
         for (index, (mine, reference)) in zip(ours, theirs).enumerated() {
             for (key, value) in reference {
-                #expect(Self.same(mine[key], value), "in_app[\(index)].\(key): ours \(String(describing: mine[key])), Apple's \(value)")
+                #expect(
+                    Self.same(mine[key], value),
+                    "in_app[\(index)].\(key): ours \(String(describing: mine[key])), Apple's \(value)")
             }
             let extra = Set(mine.keys).subtracting(reference.keys).subtracting(["unknown_attributes"])
             #expect(extra.isEmpty, "in_app[\(index)] has keys Apple does not: \(extra)")
@@ -47,7 +51,8 @@ struct AppleReceiptJSONTests {
         let withoutDate = String(decoding: AppleReceiptJSON.render(receipt.payload), as: UTF8.self)
         #expect(!withoutDate.contains("request_date"))
         let at = try #require(ReceiptDate(rfc3339: "2020-07-22T17:54:46.402Z"))
-        let object = try JSONSerialization.jsonObject(with: Data(AppleReceiptJSON.render(receipt.payload, requestDate: at)))
+        let object = try JSONSerialization.jsonObject(
+            with: Data(AppleReceiptJSON.render(receipt.payload, requestDate: at)))
         let rendered = try #require(object as? [String: Any])
         #expect(rendered["request_date"] as? String == "2020-07-22 17:54:46 Etc/GMT")
         #expect(rendered["request_date_ms"] as? String == "1595440486402")

@@ -1,7 +1,8 @@
 import BER
-@testable import ReceiptModel
 import TestSupport
 import Testing
+
+@testable import ReceiptModel
 
 /// The pointer-based fast path of the attribute walk must agree exactly with the general reader:
 /// same attributes, same order, and the same error code for malformed bytes.

@@ -1,5 +1,5 @@
-import Foundation
 import BER
+import Foundation
 import ReceiptModel
 import TestSupport
 import Testing
@@ -19,8 +19,10 @@ struct HostileInputTests {
 
     @Test func rejectsDERThatIsNotAReceipt() {
         // SEQUENCE { OID 1.2.840.113549.1.7.1 (data), [0] { OCTET STRING } }: ContentInfo, not SignedData.
-        let data: [UInt8] = [0x30, 0x10, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01,
-                             0xA0, 0x03, 0x04, 0x01, 0x00]
+        let data: [UInt8] = [
+            0x30, 0x10, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01,
+            0xA0, 0x03, 0x04, 0x01, 0x00,
+        ]
         #expect(throws: ReceiptError(.notSignedData, "")) { try AppReceipt(berEncoded: data) }
         // A bare INTEGER.
         #expect(throws: ReceiptError(.malformedEncoding, "")) { try AppReceipt(berEncoded: [0x02, 0x01, 0x00]) }
@@ -40,13 +42,15 @@ struct HostileInputTests {
 
     @Test func rejectsTenThousandDeepNesting() {
         let depth = 10_000
-        let bytes = [UInt8](repeating: 0x30, count: depth).flatMap { [$0, 0x80] } + [UInt8](repeating: 0, count: depth * 2)
+        let bytes =
+            [UInt8](repeating: 0x30, count: depth).flatMap { [$0, 0x80] } + [UInt8](repeating: 0, count: depth * 2)
         let error = #expect(throws: ReceiptError.self) { try AppReceipt(berEncoded: bytes) }
         #expect(error?.underlying?.code == .depthExceeded)
     }
 
-    @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage),
-          arguments: ["rc-sampleapp-sandbox-2020", "tpi-cyclemaps-xcode-2020"])
+    @Test(
+        .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage),
+        arguments: ["rc-sampleapp-sandbox-2020", "tpi-cyclemaps-xcode-2020"])
     func everyTruncationThrowsATypedError(name: String) throws {
         let bytes = try SharedTestData.receiptBytes(name)
         for length in 0..<bytes.count {
@@ -56,8 +60,9 @@ struct HostileInputTests {
         }
     }
 
-    @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage),
-          arguments: ["aprv-purchasingexp-sandbox-2023-02", "apple-xcode-backyardbirds-with-transaction"])
+    @Test(
+        .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage),
+        arguments: ["aprv-purchasingexp-sandbox-2023-02", "apple-xcode-backyardbirds-with-transaction"])
     func seededRandomBitFlipsNeverTrap(name: String) throws {
         let original = try SharedTestData.receiptBytes(name)
         var generator = SplitMix64(seed: 0x5EED_0F_F11B)
@@ -90,7 +95,9 @@ struct HostileInputTests {
         var mutated = 0
         var index = 0
         while index + 5 < original.count {
-            if original[index + 1] == 0x82, original[index] == 0x30 || original[index] == 0x04 || original[index] == 0x31 {
+            if original[index + 1] == 0x82,
+                original[index] == 0x30 || original[index] == 0x04 || original[index] == 0x31
+            {
                 for claim: [UInt8] in [[0x84, 0xFF, 0xFF, 0xFF, 0xFF], [0x88, 0x80, 0, 0, 0, 0, 0, 0, 0]] {
                     var bytes = Array(original[0...index]) + claim + Array(original[(index + 4)...])
                     bytes[0] = original[0]

@@ -1,12 +1,13 @@
 import Foundation
 import ReceiptModel
-import Testing
 import TestSupport
+import Testing
 
 @Suite("IOS6TransactionReceipt")
 struct IOS6TransactionReceiptTests {
     static func sampleBase64() throws -> [UInt8] {
-        try SharedTestData.bytes(at: SharedTestData.receiptsDirectory.appendingPathComponent("ios6/ios6-venice-sample.b64"))
+        try SharedTestData.bytes(
+            at: SharedTestData.receiptsDirectory.appendingPathComponent("ios6/ios6-venice-sample.b64"))
     }
 
     static func expectCode(
@@ -83,7 +84,9 @@ struct IOS6TransactionReceiptTests {
     }
 
     @Test func rejectsMalformedPlists() {
-        for text in ["{ \"a\" = \"b\" }", "{ \"a\" \"b\"; }", "{ \"a\" = \"b; }", "{ \"a\" = \"b\"; } x", "{ a = (1); }"] {
+        for text in [
+            "{ \"a\" = \"b\" }", "{ \"a\" \"b\"; }", "{ \"a\" = \"b; }", "{ \"a\" = \"b\"; } x", "{ a = (1); }",
+        ] {
             Self.expectCode(.invalidPayload) { _ = try IOS6TransactionReceipt(plistText: Array(text.utf8)[...]) }
         }
         Self.expectCode(.duplicateAttribute) {
@@ -117,7 +120,9 @@ struct IOS6TransactionReceiptTests {
 
     @Test(arguments: malformedBlobs)
     func rejectsMalformedSignatureBlobs(name: String, blob: [UInt8]) {
-        let text = Self.plist([("signature", Self.base64(blob)), ("purchase-info", Self.base64(Array("{ a = b; }".utf8)))])
+        let text = Self.plist([
+            ("signature", Self.base64(blob)), ("purchase-info", Self.base64(Array("{ a = b; }".utf8))),
+        ])
         Self.expectCode(.invalidAttribute) { _ = try IOS6TransactionReceipt(plistText: text[...]) }
     }
 

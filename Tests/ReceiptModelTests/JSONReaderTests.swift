@@ -9,7 +9,9 @@ import Testing
         return try reader.topLevelMembers()
     }
 
-    static func flat(_ text: String, depth: Int = 16) throws(JSONReader.Failure) -> [(key: String, value: JSONReader.Scalar)] {
+    static func flat(_ text: String, depth: Int = 16) throws(JSONReader.Failure) -> [(
+        key: String, value: JSONReader.Scalar
+    )] {
         var reader = JSONReader(Array(text.utf8), maximumDepth: depth)
         return try reader.flatMembers()
     }
@@ -70,7 +72,9 @@ import Testing
 
     @Test func documentReadsAnyOneValue() throws {
         var reader = JSONReader(Array(" [1,{\"k\":\"v\"}] ".utf8), maximumDepth: 4)
-        #expect(try reader.document() == .array([.number("1"), .object(JSONObject(members: [.init(key: "k", value: .string("v"))]))]))
+        #expect(
+            try reader.document()
+                == .array([.number("1"), .object(JSONObject(members: [.init(key: "k", value: .string("v"))]))]))
         var trailing = JSONReader(Array("1 2".utf8), maximumDepth: 4)
         #expect(throws: JSONReader.Failure.self) { try trailing.document() }
     }

@@ -44,7 +44,8 @@ struct RealReceiptDecodingTests {
     }
 
     @Test func decodesTheLargestReceiptWithAllItsPurchases() throws {
-        let receipt = try AppReceipt(berEncoded: try SharedTestData.receiptBytes("tpi-nutcall-alert-sandbox-2020-187iap"))
+        let receipt = try AppReceipt(
+            berEncoded: try SharedTestData.receiptBytes("tpi-nutcall-alert-sandbox-2020-187iap"))
         #expect(receipt.payload.inAppPurchases.count == 187)
         #expect(receipt.payload.inAppPurchases.allSatisfy { $0.productID != nil && $0.purchaseDate != nil })
     }
@@ -78,7 +79,9 @@ struct RealReceiptDecodingTests {
         }
     }
 
-    static func checkTypedFields(of payload: ReceiptPayload, against reference: [String: Any], in context: String) throws {
+    static func checkTypedFields(of payload: ReceiptPayload, against reference: [String: Any], in context: String)
+        throws
+    {
         #expect(payload.receiptType == nonEmpty(reference["receipt_type"]), "\(context)")
         #expect(payload.appItemID == int64(reference["app_item_id"]), "\(context)")
         #expect(payload.bundleID == nonEmpty(reference["bundle_id"]), "\(context)")
@@ -94,7 +97,9 @@ struct RealReceiptDecodingTests {
         #expect(payload.expirationDate == date(reference["expiration_date"]), "\(context)")
     }
 
-    static func checkTypedFields(of purchase: InAppPurchase, against reference: [String: Any], in context: String) throws {
+    static func checkTypedFields(of purchase: InAppPurchase, against reference: [String: Any], in context: String)
+        throws
+    {
         #expect(purchase.quantity == int64(reference["quantity"]), "\(context)")
         #expect(purchase.productID == nonEmpty(reference["product_id"]), "\(context)")
         #expect(purchase.transactionID == nonEmpty(reference["transaction_id"]), "\(context)")
@@ -130,10 +135,12 @@ private func date(_ value: Any?) -> ReceiptDate? {
     guard let text = nonEmpty(value) else { return nil }
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    let parsed = formatter.date(from: text) ?? {
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
-    }()
+    let parsed =
+        formatter.date(from: text)
+        ?? {
+            formatter.formatOptions = [.withInternetDateTime]
+            return formatter.date(from: text)
+        }()
     guard let parsed else { return ReceiptDate(clampingMillisecondsSince1970: Int64.min) }
     return ReceiptDate(clampingMillisecondsSince1970: Int64((parsed.timeIntervalSince1970 * 1000).rounded()))
 }

@@ -1,7 +1,7 @@
 import Foundation
 import ReceiptModel
-import Testing
 import TestSupport
+import Testing
 
 /// How ``ReceiptInput`` recognizes what a client sent: the wrappings it strips (white space, a UTF-8
 /// byte-order mark, quotes, a `data:` prefix, base64) and the exact bytes it then decodes.
@@ -15,11 +15,12 @@ struct ReceiptInputTests {
     }
 
     /// Editors and Windows tools put U+FEFF before text files; it is not part of the base64.
-    @Test(arguments: [
-        { (text: [UInt8]) in byteOrderMark + text }, { text in byteOrderMark + Array(" \r\n".utf8) + text },
-        { text in byteOrderMark + Array("\"".utf8) + text + Array("\"\n".utf8) },
-        { text in Array("  ".utf8) + byteOrderMark + text },
-    ] as [@Sendable ([UInt8]) -> [UInt8]])
+    @Test(
+        arguments: [
+            { (text: [UInt8]) in byteOrderMark + text }, { text in byteOrderMark + Array(" \r\n".utf8) + text },
+            { text in byteOrderMark + Array("\"".utf8) + text + Array("\"\n".utf8) },
+            { text in Array("  ".utf8) + byteOrderMark + text },
+        ] as [@Sendable ([UInt8]) -> [UInt8]])
     func acceptsAByteOrderMarkBeforeBase64(_ wrap: @Sendable ([UInt8]) -> [UInt8]) throws {
         let der = try Self.fixture("valid-sha256.receipt")
         let input = try ReceiptInput(bytes: wrap(Array(Base64.encode(der).utf8)))

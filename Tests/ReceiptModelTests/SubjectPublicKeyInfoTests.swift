@@ -1,7 +1,7 @@
 import BER
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import ReceiptModel
 
@@ -28,9 +28,11 @@ struct SubjectPublicKeyInfoTests {
         #expect(throws: BERError.self) { try SubjectPublicKeyInfo(certificate: bytes[...]) }
     }
 
-    @Test(arguments: [
-        ([0x01] as [UInt8], 1), ([0x00, 0x80], 8), ([0x01, 0x00, 0x01], 17), ([0x00], nil), ([0x80], nil), ([], nil),
-    ] as [([UInt8], Int?)])
+    @Test(
+        arguments: [
+            ([0x01] as [UInt8], 1), ([0x00, 0x80], 8), ([0x01, 0x00, 0x01], 17), ([0x00], nil), ([0x80], nil),
+            ([], nil),
+        ] as [([UInt8], Int?)])
     func bitLengthsOfPositiveIntegers(content: [UInt8], bits: Int?) {
         #expect(SubjectPublicKeyInfo.positiveBitCount(content[...]) == bits)
     }

@@ -1,5 +1,5 @@
-import Foundation
 import AppleStandIn
+import Foundation
 import ReceiptModel
 import ReceiptRemote
 import ReceiptVerification

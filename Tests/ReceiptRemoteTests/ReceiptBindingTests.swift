@@ -42,7 +42,9 @@ struct ReceiptBindingTests {
         #expect(result.verdict.outcome == .inconclusive, sourceLocation: sourceLocation)
         #expect(result.decidedBy == .local, sourceLocation: sourceLocation)
         #expect(VerifyReceiptStatus.status(of: result) == 21005, sourceLocation: sourceLocation)
-        #expect(result.verdict.reason?.code == .remoteReceiptMismatch, "\(result.verdict.reasons)", sourceLocation: sourceLocation)
+        #expect(
+            result.verdict.reason?.code == .remoteReceiptMismatch, "\(result.verdict.reasons)",
+            sourceLocation: sourceLocation)
         #expect(result.appleResponse?.status == 0, sourceLocation: sourceLocation)
     }
 
@@ -73,7 +75,8 @@ struct ReceiptBindingTests {
     }
 
     static func inApp(_ ids: [String?]) -> String {
-        "[" + ids.map { id in id.map { "{\"transaction_id\":\"\($0)\"}" } ?? "{\"product_id\":\"x\"}" }
+        "["
+            + ids.map { id in id.map { "{\"transaction_id\":\"\($0)\"}" } ?? "{\"product_id\":\"x\"}" }
             .joined(separator: ",") + "]"
     }
 

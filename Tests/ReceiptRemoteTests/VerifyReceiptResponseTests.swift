@@ -1,8 +1,8 @@
 import Foundation
 import ReceiptModel
 import ReceiptRemote
-import TestSupport
 import ReceiptVerification
+import TestSupport
 import Testing
 
 /// Decoding Apple's answers: both shapes, unknown keys kept, the receipt passed through byte for byte,

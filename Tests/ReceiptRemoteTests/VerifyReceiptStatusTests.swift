@@ -43,24 +43,39 @@ import Testing
         let unreachable = Self.asked(
             local, local, by: .local, apple: nil, error: RemoteError(.unavailable, "down"))
         #expect(VerifyReceiptStatus.status(of: unreachable) == 21005)
-        #expect(VerifyReceiptStatus.status(of: Self.asked(local, local, by: .local, apple: try Self.answer(21004))) == 21004)
-        #expect(VerifyReceiptStatus.status(of: Self.asked(local, local, by: .local, apple: try Self.answer(21000))) == 21005)
-        #expect(VerifyReceiptStatus.status(of: Self.asked(local, local, by: .local, apple: try Self.answer(0))) == 21005)
+        #expect(
+            VerifyReceiptStatus.status(of: Self.asked(local, local, by: .local, apple: try Self.answer(21004))) == 21004
+        )
+        #expect(
+            VerifyReceiptStatus.status(of: Self.asked(local, local, by: .local, apple: try Self.answer(21000))) == 21005
+        )
+        #expect(
+            VerifyReceiptStatus.status(of: Self.asked(local, local, by: .local, apple: try Self.answer(0))) == 21005)
         // A refresh of a locally valid receipt that Apple did not confirm keeps the local 0.
         let valid = Self.verdict(.valid)
-        #expect(VerifyReceiptStatus.status(of: Self.asked(valid, valid, by: .local, apple: try Self.answer(21003))) == 0)
+        #expect(
+            VerifyReceiptStatus.status(of: Self.asked(valid, valid, by: .local, apple: try Self.answer(21003))) == 0)
     }
 
     @Test func appleDeciding() throws {
         let local = Self.verdict(.inconclusive, [.ios6ChainIncomplete])
-        #expect(VerifyReceiptStatus.status(of: Self.asked(local, Self.verdict(.valid), by: .remote, apple: try Self.answer(0))) == 0)
-        #expect(VerifyReceiptStatus.status(of: Self.asked(local, Self.verdict(.valid), by: .remote, apple: try Self.answer(21006))) == 21006)
+        #expect(
+            VerifyReceiptStatus.status(
+                of: Self.asked(local, Self.verdict(.valid), by: .remote, apple: try Self.answer(0))) == 0)
+        #expect(
+            VerifyReceiptStatus.status(
+                of: Self.asked(local, Self.verdict(.valid), by: .remote, apple: try Self.answer(21006))) == 21006)
         let rejected = Self.verdict(.invalid, [.remoteRejected])
-        #expect(VerifyReceiptStatus.status(of: Self.asked(local, rejected, by: .remote, apple: try Self.answer(21010))) == 21010)
-        #expect(VerifyReceiptStatus.status(of: Self.asked(local, rejected, by: .remote, apple: try Self.answer(21003))) == 21003)
+        #expect(
+            VerifyReceiptStatus.status(of: Self.asked(local, rejected, by: .remote, apple: try Self.answer(21010)))
+                == 21010)
+        #expect(
+            VerifyReceiptStatus.status(of: Self.asked(local, rejected, by: .remote, apple: try Self.answer(21003)))
+                == 21003)
         // Apple vouched, the operator's policy refused: 21003, not Apple's 0.
         let refused = Self.verdict(.invalid, [.policyBundleIDRejected])
-        #expect(VerifyReceiptStatus.status(of: Self.asked(local, refused, by: .remote, apple: try Self.answer(0))) == 21003)
+        #expect(
+            VerifyReceiptStatus.status(of: Self.asked(local, refused, by: .remote, apple: try Self.answer(0))) == 21003)
     }
 
     @Test(arguments: [
@@ -70,7 +85,9 @@ import Testing
         (.production, .sandbox, true, 0), (.sandbox, .production, true, 0),
         (.production, nil, false, 21003), (.sandbox, nil, true, 21003),
     ])
-    func endpointEnvironment(_ endpoint: ReceiptEnvironment, _ environment: ReceiptEnvironment?, _ any: Bool, _ status: Int)
+    func endpointEnvironment(
+        _ endpoint: ReceiptEnvironment, _ environment: ReceiptEnvironment?, _ any: Bool, _ status: Int
+    )
         throws
     {
         let result = Self.valid(try Self.decoded("valid-sha256.receipt"), environment: environment)

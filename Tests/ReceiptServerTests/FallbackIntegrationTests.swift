@@ -29,14 +29,16 @@ struct FallbackIntegrationTests {
     }
 
     static func ios6Request() throws -> ByteBuffer {
-        ByteBuffer(string: "{\"receipt-data\":\"\(String(decoding: try Support.fixture("ios6-valid.b64"), as: UTF8.self))\"}")
+        ByteBuffer(
+            string: "{\"receipt-data\":\"\(String(decoding: try Support.fixture("ios6-valid.b64"), as: UTF8.self))\"}")
     }
 
     @Test("an iOS 6 receipt (inconclusive locally) is decided by Apple, whose body is passed through")
     func inconclusiveGoesToApple() async throws {
         let standIn = AppleStandIn(configuration: .init(now: { Support.fixedNow }))
         try await standIn.withRunning { addresses in
-            let response = try await Self.post(try Self.service(addresses), "/sandbox/verifyReceipt", try Self.ios6Request())
+            let response = try await Self.post(
+                try Self.service(addresses), "/sandbox/verifyReceipt", try Self.ios6Request())
             #expect(response.status == .ok)
             #expect(try Support.status(response.body) == 0)
             #expect(response.headers[.init("X-Receipt-Decided-By")!] == "remote")
@@ -45,8 +47,9 @@ struct FallbackIntegrationTests {
         }
     }
 
-    @Test("a locally valid or invalid receipt never reaches Apple",
-          arguments: [("valid-sha256.receipt", 0), ("tampered-payload.receipt", 21003)])
+    @Test(
+        "a locally valid or invalid receipt never reaches Apple",
+        arguments: [("valid-sha256.receipt", 0), ("tampered-payload.receipt", 21003)])
     func localVerdictsAreFinal(name: String, status: Int) async throws {
         let standIn = AppleStandIn()
         try await standIn.withRunning { addresses in
@@ -66,7 +69,8 @@ struct FallbackIntegrationTests {
         try await standIn.withRunning { addresses in
             let service = try Self.service(addresses, deadline: .seconds(2))
             try await service.makeApplication().test(.router) { client in
-                let response = try await client.execute(uri: "/sandbox/verifyReceipt", method: .post, body: try Self.ios6Request())
+                let response = try await client.execute(
+                    uri: "/sandbox/verifyReceipt", method: .post, body: try Self.ios6Request())
                 #expect(try Support.status(response.body) == 21005)
                 #expect(response.headers[.init("X-Receipt-Decided-By")!] == "local")
                 let metrics = try await client.execute(uri: "/metrics", method: .get)
@@ -96,8 +100,9 @@ struct FallbackIntegrationTests {
         }
     }
 
-    @Test("with a shared secret, a subscription receipt expired before now is refreshed by Apple",
-          .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+    @Test(
+        "with a shared secret, a subscription receipt expired before now is refreshed by Apple",
+        .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
     func subscriptionRefresh() async throws {
         let renewed = try #require(ReceiptDate(rfc3339: "2024-01-01T00:00:00Z"))
         let standIn = AppleStandIn(configuration: .init(now: { Support.fixedNow }, renewedUntil: renewed))
@@ -111,7 +116,8 @@ struct FallbackIntegrationTests {
             let newest = latest.compactMap { ($0["expires_date_ms"] as? String).flatMap { Int64($0) } }.max()
             #expect(newest == renewed.millisecondsSince1970)
             // Without a password the receipt alone answers, locally.
-            let local = try await Self.post(try Self.service(addresses), "/sandbox/verifyReceipt", Support.appleRequest(bytes))
+            let local = try await Self.post(
+                try Self.service(addresses), "/sandbox/verifyReceipt", Support.appleRequest(bytes))
             #expect(local.headers[.init("X-Receipt-Decided-By")!] == "local")
         }
     }

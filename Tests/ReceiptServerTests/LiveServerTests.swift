@@ -1,14 +1,14 @@
-import NIOHTTP1
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOHTTP1
 import ReceiptModel
 import ReceiptServer
+import ReceiptVerification
 import ServiceLifecycle
 import TestSupport
-import ReceiptVerification
 import Testing
 
 /// The server over a real loopback socket: Apple's contract, limits, slow clients, overload and
@@ -65,17 +65,20 @@ struct LiveServerTests {
     @Test("HummingbirdTesting .live: a fixture verifies over the socket, its receipt exactly AppleReceiptJSON's")
     func liveModeFixture() async throws {
         let receipt = try Support.fixture("valid-sha256.receipt")
-        let expected = AppleReceiptJSON.render(try AppReceipt(berEncoded: receipt).payload, requestDate: Support.fixedNow)
+        let expected = AppleReceiptJSON.render(
+            try AppReceipt(berEncoded: receipt).payload, requestDate: Support.fixedNow)
         try await Support.service().makeApplication().test(.live) { client in
-            let response = try await client.execute(uri: "/sandbox/verifyReceipt", method: .post, body: Support.appleRequest(receipt))
+            let response = try await client.execute(
+                uri: "/sandbox/verifyReceipt", method: .post, body: Support.appleRequest(receipt))
             #expect(response.status == .ok)
             #expect(try Support.status(response.body) == 0)
             #expect(try Support.receiptObjectBytes(Support.bytes(response.body)) == expected)
         }
     }
 
-    @Test("every real receipt over the socket: status 0 and the CLI's receipt object",
-          .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+    @Test(
+        "every real receipt over the socket: status 0 and the CLI's receipt object",
+        .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
     func realReceiptsOverTheSocket() async throws {
         let service = try Support.service(allowXcode: true)
         try await Self.withServer(service) { port in
@@ -86,7 +89,9 @@ struct LiveServerTests {
                 let (code, body) = try await Self.post(port: port, path: path, body: Self.appleBody(bytes))
                 #expect(code == 200, "\(name)")
                 #expect(try Self.status(body) == 0, "\(name)")
-                #expect(try Support.receiptObjectBytes(body) == AppleReceiptJSON.render(payload, requestDate: Support.fixedNow), "\(name)")
+                #expect(
+                    try Support.receiptObjectBytes(body)
+                        == AppleReceiptJSON.render(payload, requestDate: Support.fixedNow), "\(name)")
             }
         }
     }
@@ -98,7 +103,9 @@ struct LiveServerTests {
             // Declared length: refused from the head.
             let declared = try RawConnection(port: port)
             let size = 50 * 1024 * 1024
-            declared.send("POST /verifyReceipt HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(size)\r\n\r\n")
+            declared.send(
+                "POST /verifyReceipt HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(size)\r\n\r\n"
+            )
             let chunk = [UInt8](repeating: UInt8(ascii: "A"), count: 1 << 16)
             async let writer: Void = onOwnThread {
                 var sent = 0
@@ -114,7 +121,9 @@ struct LiveServerTests {
 
             // Chunked, no declared length: refused once the bytes read pass the limit.
             let chunked = try RawConnection(port: port)
-            chunked.send("POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+            chunked.send(
+                "POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+            )
             async let streamer: Void = onOwnThread {
                 var sent = 0
                 let piece = Array("10000\r\n".utf8) + chunk + Array("\r\n".utf8)
@@ -170,7 +179,8 @@ struct LiveServerTests {
             let refused = try await Self.post(port: port, path: "/sandbox/verifyReceipt", body: Self.appleBody(receipt))
             #expect(refused.status == 503)
             #expect(try Self.status(refused.body) == 21005)
-            let v1 = try await Self.post(port: port, path: "/v1/verify", body: Array("{\"receipt_data\":\"\(Base64.encode(receipt))\"}".utf8))
+            let v1 = try await Self.post(
+                port: port, path: "/v1/verify", body: Array("{\"receipt_data\":\"\(Base64.encode(receipt))\"}".utf8))
             #expect(v1.status == 503)
             #expect(String(decoding: v1.body, as: UTF8.self).contains("server.overloaded"))
             decider.open()

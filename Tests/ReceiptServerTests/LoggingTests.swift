@@ -5,8 +5,8 @@ import Logging
 import ReceiptModel
 import ReceiptRemote
 import ReceiptServer
-import Synchronization
 import ReceiptVerification
+import Synchronization
 import Testing
 
 /// Logs at every level never carry receipt data or the shared secret.

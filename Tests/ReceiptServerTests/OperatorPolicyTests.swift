@@ -65,8 +65,9 @@ struct OperatorPolicyTests {
 
     /// `creation` or a past instant would validate the chain when it was still valid: a client turning an
     /// expired chain valid against the operator's `--at now`.
-    @Test("--at now: validation_time creation or a fixed instant is refused (JSON and query)",
-          arguments: ["creation", "2025-06-15T09:30:00Z", "2034-06-01T00:00:00Z", "2040-01-01T00:00:00Z"])
+    @Test(
+        "--at now: validation_time creation or a fixed instant is refused (JSON and query)",
+        arguments: ["creation", "2025-06-15T09:30:00Z", "2034-06-01T00:00:00Z", "2040-01-01T00:00:00Z"])
     func atNowTheClientCannotChooseAnotherInstant(time: String) async throws {
         let service = try Support.service(Self.configuration(.now))
         let receipt = try Support.fixture("valid-sha256.receipt")
@@ -108,7 +109,8 @@ struct OperatorPolicyTests {
         let standIn = AppleStandIn(configuration: .init(now: { Support.fixedNow }))
         let ios6 = String(decoding: try Support.fixture("ios6-valid.b64"), as: UTF8.self)
         func body(_ password: String?) -> ByteBuffer {
-            ByteBuffer(string: "{\"receipt_data\":\"\(ios6)\"" + (password.map { ",\"password\":\"\($0)\"" } ?? "") + "}")
+            ByteBuffer(
+                string: "{\"receipt_data\":\"\(ios6)\"" + (password.map { ",\"password\":\"\($0)\"" } ?? "") + "}")
         }
         try await standIn.withRunning { addresses in
             let decider = try FallbackVerifier.apple(
@@ -148,7 +150,10 @@ struct OperatorPolicyTests {
         let fixed = ValidationTime.fixed(instant)
         #expect(try V1Options().validationTime(policy: fixed) == fixed)
         #expect(try V1Options(validationTime: fixed).validationTime(policy: fixed) == fixed)
-        for asked: ValidationTime in [.now, .receiptCreation, .fixed(ReceiptDate(clampingMillisecondsSince1970: instant.millisecondsSince1970 + 1))] {
+        for asked: ValidationTime in [
+            .now, .receiptCreation,
+            .fixed(ReceiptDate(clampingMillisecondsSince1970: instant.millisecondsSince1970 + 1)),
+        ] {
             #expect(throws: ServerError.self) { try V1Options(validationTime: asked).validationTime(policy: fixed) }
         }
     }

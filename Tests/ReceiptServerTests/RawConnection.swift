@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// A blocking TCP connection to 127.0.0.1 for what an HTTP client will not do: send a head and stall,
@@ -102,8 +103,6 @@ extension Substring {
         return text
     }
 }
-
-import Foundation
 
 /// Runs blocking socket work on its own thread, so it never occupies the Swift concurrency pool that
 /// the in-process server's handlers need (on a 2-core machine that pool has two threads).

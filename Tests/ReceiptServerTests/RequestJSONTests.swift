@@ -27,10 +27,13 @@ struct RequestJSONTests {
         #expect(json["s"] == .string(Array("a/b\\c\"d\né😀".utf8)))
     }
 
-    @Test("refuses what is not exactly one JSON object",
-          arguments: ["", "[]", "\"s\"", "{", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{\"a\":01}", "{\"a\":tru}",
-                      "{\"a\":\"\u{01}\"}", "{} {}", "{\"a\":\"\\x\"}",
-                      "{\"x\":" + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}"])
+    @Test(
+        "refuses what is not exactly one JSON object",
+        arguments: [
+            "", "[]", "\"s\"", "{", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{\"a\":01}", "{\"a\":tru}",
+            "{\"a\":\"\u{01}\"}", "{} {}", "{\"a\":\"\\x\"}",
+            "{\"x\":" + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}",
+        ])
     func refuses(text: String) {
         #expect(throws: ServerError(.invalidJSON, "")) { try Self.parse(text) }
     }

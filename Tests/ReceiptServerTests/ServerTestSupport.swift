@@ -29,7 +29,8 @@ enum ServerTestSupport {
 
     static func configuration(
         acceptsAnyEnvironment: Bool = false, sharedSecret: String? = nil, maximumBodySize: Int = 1 << 20,
-        maximumInFlight: Int = 64, bodyTimeout: Duration = .seconds(10), validationTime: ValidationTime = .receiptCreation
+        maximumInFlight: Int = 64, bodyTimeout: Duration = .seconds(10),
+        validationTime: ValidationTime = .receiptCreation
     ) -> ReceiptServerConfiguration {
         ReceiptServerConfiguration(
             host: "127.0.0.1", port: 0, validationTime: validationTime, acceptsAnyEnvironment: acceptsAnyEnvironment,
@@ -88,7 +89,13 @@ enum ServerTestSupport {
         for index in start..<body.count {
             let byte = body[index]
             if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
                 continue
             }
             switch byte {

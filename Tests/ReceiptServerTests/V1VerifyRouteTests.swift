@@ -3,8 +3,8 @@ import Hummingbird
 import HummingbirdTesting
 import ReceiptModel
 import ReceiptServer
-import TestSupport
 import ReceiptVerification
+import TestSupport
 import Testing
 
 /// `/v1/verify`, `/health` and `/metrics` driven in-process.
@@ -45,22 +45,32 @@ struct V1VerifyRouteTests {
         #expect((body["chain"] as? [String])?.count == 3)
         #expect(body["kind"] as? String == "app_receipt")
         let payload = try AppReceipt(berEncoded: receipt).payload
-        #expect(try Support.receiptObjectBytes(Support.bytes(response.body)) == AppleReceiptJSON.render(payload, requestDate: Support.fixedNow))
+        #expect(
+            try Support.receiptObjectBytes(Support.bytes(response.body))
+                == AppleReceiptJSON.render(payload, requestDate: Support.fixedNow))
     }
 
     @Test("raw bytes as application/octet-stream verify the same, options from the query")
     func rawBytes() async throws {
         let receipt = try Support.fixture("valid-ber-indefinite.receipt")
-        let response = try await Self.post(ByteBuffer(bytes: receipt), path: "/v1/verify?validation_time=creation", contentType: "application/octet-stream")
+        let response = try await Self.post(
+            ByteBuffer(bytes: receipt), path: "/v1/verify?validation_time=creation",
+            contentType: "application/octet-stream")
         #expect(response.status == .ok)
         #expect(try Support.object(response.body)["verdict"] as? String == "valid")
     }
 
-    @Test("fixtures: the verdict and first reason code are the catalogue's",
-          arguments: ["tampered-payload", "expired-leaf", "leaf-without-marker", "no-signer", "malformed-in-app-record", "valid-sha1"])
+    @Test(
+        "fixtures: the verdict and first reason code are the catalogue's",
+        arguments: [
+            "tampered-payload", "expired-leaf", "leaf-without-marker", "no-signer", "malformed-in-app-record",
+            "valid-sha1",
+        ])
     func fixtureVerdicts(name: String) async throws {
-        let expected = try SharedTestData.json(at: Support.fixturesDirectory.appendingPathComponent("\(name).expected.json"))
-        let response = try await Self.post(ByteBuffer(bytes: try Support.fixture("\(name).receipt")), contentType: "application/octet-stream")
+        let expected = try SharedTestData.json(
+            at: Support.fixturesDirectory.appendingPathComponent("\(name).expected.json"))
+        let response = try await Self.post(
+            ByteBuffer(bytes: try Support.fixture("\(name).receipt")), contentType: "application/octet-stream")
         #expect(response.status == .ok)
         let body = try Support.object(response.body)
         #expect(body["verdict"] as? String == expected["verdict"] as? String)
@@ -79,14 +89,18 @@ struct V1VerifyRouteTests {
         #expect((body["reasons"] as? [[String: Any]])?.first?["code"] as? String == "chain.not_yet_valid")
     }
 
-    @Test("refusals carry HTTP statuses and stable codes",
-          arguments: [
-              ("{bad json", "application/json", 400, "server.invalid_json"),
-              ("{\"other\":1}", "application/json", 400, "server.missing_receipt_data"),
-              ("{\"receipt_data\":\"@@@@\"}", "application/json", 400, "server.invalid_base64"),
-              ("{\"receipt_data\":\"QUJD\",\"validation_time\":\"yesterday\"}", "application/json", 400, "server.invalid_option"),
-              ("receipt", "text/plain", 415, "server.unsupported_media_type"),
-          ])
+    @Test(
+        "refusals carry HTTP statuses and stable codes",
+        arguments: [
+            ("{bad json", "application/json", 400, "server.invalid_json"),
+            ("{\"other\":1}", "application/json", 400, "server.missing_receipt_data"),
+            ("{\"receipt_data\":\"@@@@\"}", "application/json", 400, "server.invalid_base64"),
+            (
+                "{\"receipt_data\":\"QUJD\",\"validation_time\":\"yesterday\"}", "application/json", 400,
+                "server.invalid_option"
+            ),
+            ("receipt", "text/plain", 415, "server.unsupported_media_type"),
+        ])
     func refusals(body: String, contentType: String, status: Int, code: String) async throws {
         let response = try await Self.post(ByteBuffer(string: body), contentType: contentType)
         #expect(response.status.code == status)
@@ -122,7 +136,8 @@ struct V1VerifyRouteTests {
         let receipt = try Support.fixture("valid-sha256.receipt")
         try await app.test(.router) { client in
             for _ in 0..<3 {
-                _ = try await client.execute(uri: "/sandbox/verifyReceipt", method: .post, body: Support.appleRequest(receipt))
+                _ = try await client.execute(
+                    uri: "/sandbox/verifyReceipt", method: .post, body: Support.appleRequest(receipt))
             }
             _ = try await client.execute(uri: "/verifyReceipt", method: .post, body: ByteBuffer(string: "nope"))
             let response = try await client.execute(uri: "/metrics", method: .get)
@@ -130,7 +145,9 @@ struct V1VerifyRouteTests {
             let text = String(decoding: Support.bytes(response.body), as: UTF8.self)
             let lines = Set(text.split(separator: "\n").map(String.init))
             #expect(lines.contains(#"receipt_server_requests_total{endpoint="/sandbox/verifyReceipt",code="200"} 3"#))
-            #expect(lines.contains(#"receipt_server_verify_receipt_status_total{endpoint="/verifyReceipt",status="21000"} 1"#))
+            #expect(
+                lines.contains(
+                    #"receipt_server_verify_receipt_status_total{endpoint="/verifyReceipt",status="21000"} 1"#))
             #expect(lines.contains(#"receipt_server_verdicts_total{outcome="valid",decided_by="local"} 3"#))
             #expect(lines.contains(#"receipt_server_rejections_total{reason="server.invalid_json"} 1"#))
             #expect(lines.contains("receipt_server_chain_cache_misses_total 1"))

@@ -33,8 +33,9 @@ struct VerifyReceiptAnswerTests {
         }
     }
 
-    @Test("a valid receipt without a receipt type is 21003 on both endpoints, never labelled Production",
-          arguments: [false, true])
+    @Test(
+        "a valid receipt without a receipt type is 21003 on both endpoints, never labelled Production",
+        arguments: [false, true])
     func unknownEnvironmentIsNotAuthenticated(acceptsAnyEnvironment: Bool) async throws {
         let receipt = try Self.receiptWithoutType()
         let service = try Support.service(Support.configuration(acceptsAnyEnvironment: acceptsAnyEnvironment))
@@ -74,7 +75,8 @@ struct VerifyReceiptAnswerTests {
             #expect(response.headers[.init("X-Receipt-Reason")!] == nil)
 
             let tampered = try await Self.post(
-                service, "/sandbox/verifyReceipt", Support.appleRequest(try Support.fixture("tampered-payload.receipt")))
+                service, "/sandbox/verifyReceipt", Support.appleRequest(try Support.fixture("tampered-payload.receipt"))
+            )
             #expect(try Support.status(tampered.body) == 21003)
             #expect(tampered.headers[.init("X-Receipt-Reason")!] == "signature.mismatch")
         }

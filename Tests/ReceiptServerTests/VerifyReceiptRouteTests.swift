@@ -23,9 +23,10 @@ struct VerifyReceiptRouteTests {
         }
     }
 
-    @Test("the receipt object of every real receipt is AppleReceiptJSON's rendering, byte for byte",
-          .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage),
-          arguments: SharedTestData.receiptNames)
+    @Test(
+        "the receipt object of every real receipt is AppleReceiptJSON's rendering, byte for byte",
+        .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage),
+        arguments: SharedTestData.receiptNames)
     func realReceiptRendersLikeTheCLI(name: String) async throws {
         let bytes = try SharedTestData.receiptBytes(name)
         let payload = try AppReceipt(berEncoded: bytes).payload
@@ -43,15 +44,17 @@ struct VerifyReceiptRouteTests {
         for key in ["request_date", "request_date_ms", "request_date_pst"] {
             #expect(served.removeValue(forKey: key) != nil)
         }
-        let cli = try #require(try JSONSerialization.jsonObject(with: Data(AppleReceiptJSON.render(payload))) as? NSDictionary)
+        let cli = try #require(
+            try JSONSerialization.jsonObject(with: Data(AppleReceiptJSON.render(payload))) as? NSDictionary)
         #expect(NSDictionary(dictionary: served) == cli)
     }
 
-    @Test("the served receipt object and status equal verify-local's JSON line, receipt by receipt",
-          .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage),
-          .enabled(
-              if: FileManager.default.isExecutableFile(atPath: SharedTestData.executable("verify-local").path),
-              "verify-local is not built: CLI comparison skipped"))
+    @Test(
+        "the served receipt object and status equal verify-local's JSON line, receipt by receipt",
+        .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage),
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: SharedTestData.executable("verify-local").path),
+            "verify-local is not built: CLI comparison skipped"))
     func servedReceiptsEqualTheCLIOutput() async throws {
         let names = SharedTestData.receiptNames
         let files = names.map { SharedTestData.receiptsDirectory.appendingPathComponent("\($0).receipt").path }
@@ -73,11 +76,13 @@ struct VerifyReceiptRouteTests {
         }
     }
 
-    @Test("rc-sampleapp matches Apple's real verifyReceipt response on every receipt-derived key",
-          .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+    @Test(
+        "rc-sampleapp matches Apple's real verifyReceipt response on every receipt-derived key",
+        .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
     func matchesApplesRealResponse() async throws {
         let name = "rc-sampleapp-sandbox-2020"
-        let apple = try SharedTestData.json(at: SharedTestData.receiptsDirectory.appendingPathComponent("\(name).verifyReceipt.json"))
+        let apple = try SharedTestData.json(
+            at: SharedTestData.receiptsDirectory.appendingPathComponent("\(name).verifyReceipt.json"))
         let bytes = try SharedTestData.receiptBytes(name)
         let response = try await Self.post(
             Support.appleRequest(bytes, password: "a-shared-secret"), to: "/sandbox/verifyReceipt")
@@ -97,7 +102,8 @@ struct VerifyReceiptRouteTests {
         #expect(compared >= 10)
         try Self.expectEntries(ourReceipt["in_app"], equal: appleReceipt["in_app"], label: "in_app")
         // latest_receipt_info: every key but subscription_group_identifier (Apple's catalogue, not the receipt).
-        try Self.expectEntries(ours["latest_receipt_info"], equal: apple["latest_receipt_info"], label: "latest_receipt_info")
+        try Self.expectEntries(
+            ours["latest_receipt_info"], equal: apple["latest_receipt_info"], label: "latest_receipt_info")
         // latest_receipt is echoed with a password; pending_renewal_info cannot be derived locally.
         #expect(ours["latest_receipt"] as? String == Base64.encode(bytes))
         #expect(ours["pending_renewal_info"] == nil)
@@ -143,14 +149,16 @@ struct VerifyReceiptRouteTests {
         let service = try Support.service(Support.configuration(acceptsAnyEnvironment: true))
         for path in ["/verifyReceipt", "/sandbox/verifyReceipt"] {
             for name in ["valid-sha256.receipt", "valid-sha1.receipt"] {
-                let response = try await Self.post(Support.appleRequest(try Support.fixture(name)), to: path, service: service)
+                let response = try await Self.post(
+                    Support.appleRequest(try Support.fixture(name)), to: path, service: service)
                 #expect(try Support.status(response.body) == 0, "\(name) on \(path)")
             }
         }
     }
 
-    @Test("a forged receipt is 21003 on both endpoints (the environment check never hides a failure)",
-          arguments: ["tampered-payload.receipt", "wrong-signing-key.receipt", "lookalike-apple-chain.receipt"])
+    @Test(
+        "a forged receipt is 21003 on both endpoints (the environment check never hides a failure)",
+        arguments: ["tampered-payload.receipt", "wrong-signing-key.receipt", "lookalike-apple-chain.receipt"])
     func forgeriesAreNotAuthenticated(name: String) async throws {
         for path in ["/verifyReceipt", "/sandbox/verifyReceipt"] {
             let response = try await Self.post(Support.appleRequest(try Support.fixture(name)), to: path)
@@ -160,19 +168,24 @@ struct VerifyReceiptRouteTests {
         }
     }
 
-    @Test("unreadable JSON and a missing or mistyped receipt-data are 21000",
-          arguments: [
-              "not json", "{\"receipt-data\": ", "[]", "{}", "{\"receipt-data\": 12}", "{\"password\": \"x\"}",
-              "{\"receipt-data\": \"QUJD\"} trailing", "{\"receipt-data\": \"QUJD\", \"exclude-old-transactions\": 3}",
-          ])
+    @Test(
+        "unreadable JSON and a missing or mistyped receipt-data are 21000",
+        arguments: [
+            "not json", "{\"receipt-data\": ", "[]", "{}", "{\"receipt-data\": 12}", "{\"password\": \"x\"}",
+            "{\"receipt-data\": \"QUJD\"} trailing", "{\"receipt-data\": \"QUJD\", \"exclude-old-transactions\": 3}",
+        ])
     func badRequestJSONIs21000(body: String) async throws {
         let response = try await Self.post(ByteBuffer(string: body))
         #expect(response.status == .ok)
         #expect(try Support.status(response.body) == 21000)
     }
 
-    @Test("bad base64 and bytes that are not a receipt are 21002",
-          arguments: ["{\"receipt-data\": \"%%%not base64%%%\"}", "{\"receipt-data\": \"QUJDREVGR0g=\"}", "{\"receipt-data\": \"\"}"])
+    @Test(
+        "bad base64 and bytes that are not a receipt are 21002",
+        arguments: [
+            "{\"receipt-data\": \"%%%not base64%%%\"}", "{\"receipt-data\": \"QUJDREVGR0g=\"}",
+            "{\"receipt-data\": \"\"}",
+        ])
     func malformedReceiptDataIs21002(body: String) async throws {
         let response = try await Self.post(ByteBuffer(string: body))
         #expect(response.status == .ok)
@@ -183,7 +196,8 @@ struct VerifyReceiptRouteTests {
     func escapedSlashesDecode() async throws {
         let receipt = try Support.fixture("valid-sha256.receipt")
         let escaped = Base64.encode(receipt).replacingOccurrences(of: "/", with: "\\/")
-        let response = try await Self.post(ByteBuffer(string: "{\"receipt-data\":\"\(escaped)\"}"), to: "/sandbox/verifyReceipt")
+        let response = try await Self.post(
+            ByteBuffer(string: "{\"receipt-data\":\"\(escaped)\"}"), to: "/sandbox/verifyReceipt")
         #expect(try Support.status(response.body) == 0)
     }
 
@@ -191,9 +205,11 @@ struct VerifyReceiptRouteTests {
     func sharedSecretMismatch() async throws {
         let service = try Support.service(Support.configuration(sharedSecret: "right-secret"))
         let receipt = try Support.fixture("valid-sha256.receipt")
-        let wrong = try await Self.post(Support.appleRequest(receipt, password: "wrong"), to: "/sandbox/verifyReceipt", service: service)
+        let wrong = try await Self.post(
+            Support.appleRequest(receipt, password: "wrong"), to: "/sandbox/verifyReceipt", service: service)
         #expect(try Support.status(wrong.body) == 21004)
-        let right = try await Self.post(Support.appleRequest(receipt, password: "right-secret"), to: "/sandbox/verifyReceipt", service: service)
+        let right = try await Self.post(
+            Support.appleRequest(receipt, password: "right-secret"), to: "/sandbox/verifyReceipt", service: service)
         #expect(try Support.status(right.body) == 0)
     }
 
@@ -206,8 +222,9 @@ struct VerifyReceiptRouteTests {
         #expect(response.headers[.init("X-Receipt-Reason")!] == "ios6.chain_incomplete")
     }
 
-    @Test("Xcode receipts are answered on the sandbox endpoint with environment Xcode, 21007 on production",
-          .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+    @Test(
+        "Xcode receipts are answered on the sandbox endpoint with environment Xcode, 21007 on production",
+        .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
     func xcodeReceipts() async throws {
         let receipt = try SharedTestData.receiptBytes("tpi-cyclemaps-xcode-2020")
         let sandbox = try await Self.post(Support.appleRequest(receipt), to: "/sandbox/verifyReceipt")
@@ -217,24 +234,28 @@ struct VerifyReceiptRouteTests {
         #expect(try Support.status(production.body) == 21007)
     }
 
-    @Test("validation at now: an expired real leaf is 21003 chain.expired",
-          .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+    @Test(
+        "validation at now: an expired real leaf is 21003 chain.expired",
+        .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
     func validationAtNow() async throws {
         var configuration = Support.configuration(validationTime: .now)
         configuration.clock = { ReceiptDate(rfc3339: "2026-11-22T00:00:00Z")! }
         let service = try Support.service(configuration)
         let response = try await Self.post(
-            Support.appleRequest(try SharedTestData.receiptBytes("rc-sampleapp-sandbox-2020")), to: "/sandbox/verifyReceipt",
+            Support.appleRequest(try SharedTestData.receiptBytes("rc-sampleapp-sandbox-2020")),
+            to: "/sandbox/verifyReceipt",
             service: service)
         #expect(try Support.status(response.body) == 21003)
         #expect(response.headers[.init("X-Receipt-Reason")!] == "chain.expired")
     }
 
-    @Test("latest_receipt_info holds only auto-renewables, oldest first; exclude-old keeps the newest per subscription",
-          .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+    @Test(
+        "latest_receipt_info holds only auto-renewables, oldest first; exclude-old keeps the newest per subscription",
+        .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
     func excludeOldTransactions() async throws {
         let bytes = try SharedTestData.receiptBytes("rc-sampleapp-sandbox-2020")
-        let all = try Support.object(try await Self.post(Support.appleRequest(bytes), to: "/sandbox/verifyReceipt").body)
+        let all = try Support.object(
+            try await Self.post(Support.appleRequest(bytes), to: "/sandbox/verifyReceipt").body)
         let entries = try #require(all["latest_receipt_info"] as? [[String: Any]])
         let dates = entries.compactMap { ($0["purchase_date_ms"] as? String).flatMap { Int64($0) } }
         #expect(dates == dates.sorted())

@@ -1,7 +1,7 @@
 import ReceiptModel
 import ReceiptVerification
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Verified-chain cache")
 struct ChainCacheTests {

@@ -1,7 +1,7 @@
 import ReceiptModel
 import ReceiptVerification
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Concurrent verification")
 struct ConcurrentVerificationTests {
@@ -9,15 +9,18 @@ struct ConcurrentVerificationTests {
     /// and the cache ends with one entry per distinct chain.
     @Test func manyTasksShareOneVerifier() async throws {
         var inputs: [(bytes: [UInt8], outcome: Verdict.Outcome, code: Reason.Code?)] = []
-        for name in ["valid-sha256", "valid-sha1", "valid-ber-indefinite", "valid-chain-without-root", "tampered-payload",
-            "leaf-without-marker", "ios6-valid"]
-        {
+        for name in [
+            "valid-sha256", "valid-sha1", "valid-ber-indefinite", "valid-chain-without-root", "tampered-payload",
+            "leaf-without-marker", "ios6-valid",
+        ] {
             let fixture = try VerificationTestData.fixture(name)
             let outcome = try #require(Verdict.Outcome(rawValue: fixture.verdict))
             inputs.append((fixture.bytes, outcome, fixture.reason.flatMap(Self.code)))
         }
         if SharedTestData.isAvailable {
-            for name in ["aprv-purchasingexp-sandbox-2023-02", "rc-sampleapp-sandbox-2020", "tpi-weeka-sandbox-g5-2025"] {
+            for name in [
+                "aprv-purchasingexp-sandbox-2023-02", "rc-sampleapp-sandbox-2020", "tpi-weeka-sandbox-g5-2025",
+            ] {
                 inputs.append((try SharedTestData.receiptBytes(name), .valid, nil))
             }
         }

@@ -2,8 +2,8 @@ import Foundation
 import ReceiptCrypto
 import ReceiptModel
 import ReceiptVerification
-import Testing
 import TestSupport
+import Testing
 
 /// Every receipt the forge minted, with the verdict and reason its `expected.json` states.
 @Suite("Forge fixtures")
@@ -48,7 +48,8 @@ struct FixtureVerificationTests {
         #expect(pinsOnly.reason?.code == .chainUntrustedRoot)
         if SharedTestData.isAvailable {
             var anchors = TrustAnchors()
-            try anchors.addRoots(fromPath: SharedTestData.certsDirectory.appendingPathComponent("AppleIncRootCertificate.cer").path)
+            try anchors.addRoots(
+                fromPath: SharedTestData.certsDirectory.appendingPathComponent("AppleIncRootCertificate.cer").path)
             let withRealRoot = ReceiptVerifier(configuration: .init(trustAnchors: anchors)).verify(bytes)
             #expect(withRealRoot.outcome == .invalid)
         }
@@ -126,7 +127,8 @@ struct HostileVariationTests {
         // The fixture's root comes from the configured anchor (certs/test-root.pem): the embedded copy is not
         // on the verified path, so only the leaf and the intermediate must survive unchanged.
         let outcomes = try Self.verifyMutants(
-            of: original, using: VerificationTestData.fixtureVerifier(), pathCertificates: 2, seed: 0xD1B5_4A32_D192_ED03)
+            of: original, using: VerificationTestData.fixtureVerifier(), pathCertificates: 2,
+            seed: 0xD1B5_4A32_D192_ED03)
         #expect(outcomes[.invalid, default: 0] > 300)
     }
 
@@ -189,7 +191,8 @@ struct XcodeAnchorScopeTests {
     @Test func aChainIssuedUnderTheXcodeCertificateIsUntrusted() throws {
         // Stand the test root in for the StoreKit Testing certificate: its key is ours, as Xcode's is everyone's.
         let rootFile = VerificationTestData.certsDirectory.appendingPathComponent("test-root.pem")
-        let root = try #require(try Certificate.certificates(fromFileContents: SharedTestData.bytes(at: rootFile)).first)
+        let root = try #require(
+            try Certificate.certificates(fromFileContents: SharedTestData.bytes(at: rootFile)).first)
         var anchors = TrustAnchors(pinnedFingerprints: [], allowsXcodeStoreKitTesting: true)
         anchors.xcodeTestingFingerprint = root.sha256Fingerprint
         let verifier = ReceiptVerifier(configuration: .init(trustAnchors: anchors))

@@ -2,8 +2,8 @@ import Foundation
 import ReceiptForge
 import ReceiptModel
 import ReceiptVerification
-import Testing
 import TestSupport
+import Testing
 
 /// Embedded certificates are not signed, so anyone can leave one out. A chain that stops at a missing issuer
 /// is `inconclusive` only when the certificates that are present prove nothing wrong: leaving the root out

@@ -12,8 +12,10 @@ struct PolicyTests {
         #expect(try #require(DeviceIdentifier(text)).description == hex)
     }
 
-    @Test(arguments: ["", "e61810", "e618109862dd433fbb94675d3815d26g", "E6181098-62DD-433F-BB94675D3815D263X",
-        "E6181098_62DD_433F_BB94_675D3815D263"])
+    @Test(arguments: [
+        "", "e61810", "e618109862dd433fbb94675d3815d26g", "E6181098-62DD-433F-BB94675D3815D263X",
+        "E6181098_62DD_433F_BB94_675D3815D263",
+    ])
     func malformedDeviceIdentifiersAreRejected(text: String) {
         #expect(DeviceIdentifier(text) == nil)
     }

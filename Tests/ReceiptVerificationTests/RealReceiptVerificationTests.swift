@@ -2,8 +2,8 @@ import Foundation
 import ReceiptCrypto
 import ReceiptModel
 import ReceiptVerification
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Real Apple receipts", .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
 struct RealReceiptVerificationTests {
@@ -44,7 +44,8 @@ struct RealReceiptVerificationTests {
 
     @Test(arguments: VerificationTestData.xcodeReceipts)
     func xcodeReceiptIsValidWhenXcodeIsAllowed(name: String) throws {
-        let verifier = ReceiptVerifier(configuration: .init(trustAnchors: TrustAnchors(allowsXcodeStoreKitTesting: true)))
+        let verifier = ReceiptVerifier(
+            configuration: .init(trustAnchors: TrustAnchors(allowsXcodeStoreKitTesting: true)))
         let verdict = verifier.verify(try SharedTestData.receiptBytes(name))
         #expect(verdict.outcome == .valid, "\(verdict.reasons)")
         #expect(verdict.environment == .xcode)

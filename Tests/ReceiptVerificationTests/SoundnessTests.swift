@@ -2,8 +2,8 @@ import Foundation
 import ReceiptForge
 import ReceiptModel
 import ReceiptVerification
-import Testing
 import TestSupport
+import Testing
 
 /// One rule decides every verdict: every check that can be decided is decided, and `inconclusive` is left only
 /// when nothing decided proves the receipt false. Each test here is a forgery that an undecidable condition
@@ -255,7 +255,8 @@ struct SoundnessTests {
     /// With the issuing intermediate trusted by the operator, an iOS 6 receipt's chain completes offline.
     @Test func anIOS6ReceiptIsValidWhenTheOperatorTrustsItsIssuer() throws {
         var anchors = try VerificationTestData.testPKIAnchors()
-        try anchors.addRoots(fromPath: VerificationTestData.certsDirectory.appendingPathComponent("test-itunes-ca.pem").path)
+        try anchors.addRoots(
+            fromPath: VerificationTestData.certsDirectory.appendingPathComponent("test-itunes-ca.pem").path)
         let verifier = ReceiptVerifier(configuration: .init(trustAnchors: anchors))
         let bytes = try VerificationTestData.fixture("ios6-valid").bytes
         let verdict = verifier.verify(bytes)
@@ -272,7 +273,9 @@ struct ReceiptDateRangeTests {
     }
 
     /// The ends of the range render without trapping, in every form the JSON uses.
-    @Test(arguments: [ReceiptDate.representableMilliseconds.lowerBound, ReceiptDate.representableMilliseconds.upperBound])
+    @Test(arguments: [
+        ReceiptDate.representableMilliseconds.lowerBound, ReceiptDate.representableMilliseconds.upperBound,
+    ])
     func theEndsOfTheRangeRender(milliseconds: Int64) throws {
         let date = try #require(ReceiptDate(millisecondsSince1970: milliseconds))
         #expect(!date.appleGMTString.isEmpty)
@@ -281,8 +284,12 @@ struct ReceiptDateRangeTests {
     }
 
     @Test func clockReadingsClampInsteadOfTrapping() {
-        #expect(ReceiptDate(clockSecondsSince1970: .nan).millisecondsSince1970 == ReceiptDate.representableMilliseconds.lowerBound)
-        #expect(ReceiptDate(clockSecondsSince1970: .infinity).millisecondsSince1970 == ReceiptDate.representableMilliseconds.upperBound)
+        #expect(
+            ReceiptDate(clockSecondsSince1970: .nan).millisecondsSince1970
+                == ReceiptDate.representableMilliseconds.lowerBound)
+        #expect(
+            ReceiptDate(clockSecondsSince1970: .infinity).millisecondsSince1970
+                == ReceiptDate.representableMilliseconds.upperBound)
         #expect(ReceiptDate(clockSecondsSince1970: 1.5).millisecondsSince1970 == 1_500)
     }
 }

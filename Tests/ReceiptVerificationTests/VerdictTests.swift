@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import ReceiptModel
 import ReceiptVerification
+import Synchronization
 import Testing
 
 /// The verdict carries what it judged: the receipt a `valid` verdict vouches for, whatever decoded for the
@@ -18,12 +18,14 @@ struct VerdictTests {
         }
         let decoded = try AppReceipt(berEncoded: fixture.bytes)
         #expect(receipt.payload.bundleID == decoded.payload.bundleID)
-        #expect(receipt.payload.inAppPurchases.map(\.transactionID) == decoded.payload.inAppPurchases.map(\.transactionID))
+        #expect(
+            receipt.payload.inAppPurchases.map(\.transactionID) == decoded.payload.inAppPurchases.map(\.transactionID))
         #expect(verdict.decodingError == nil)
     }
 
     @Test func anInvalidVerdictVouchesForNothingButKeepsWhatDecoded() throws {
-        let verdict = try VerificationTestData.fixtureVerifier().verify(VerificationTestData.fixture("tampered-payload").bytes)
+        let verdict = try VerificationTestData.fixtureVerifier().verify(
+            VerificationTestData.fixture("tampered-payload").bytes)
         #expect(verdict.outcome == .invalid)
         #expect(verdict.verifiedReceipt == nil)
         guard case .appReceipt? = verdict.receipt else {

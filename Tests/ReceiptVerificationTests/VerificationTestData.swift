@@ -1,8 +1,8 @@
 import Foundation
 import ReceiptModel
 import ReceiptVerification
-import Testing
 import TestSupport
+import Testing
 
 /// Shared inputs of the verification tests: real receipts (from `../shared`), the forge's fixtures and
 /// test PKI (in the repository), and verifiers configured for each.

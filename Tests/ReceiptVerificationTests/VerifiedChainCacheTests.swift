@@ -1,8 +1,9 @@
 import Foundation
 import ReceiptCrypto
-@testable import ReceiptVerification
-import Testing
 import TestSupport
+import Testing
+
+@testable import ReceiptVerification
 
 /// The cache's own rules, below the verifier: a hit needs every byte, same-hash strangers are not stored
 /// (so they cannot evict), and an oversized identity is verified but never remembered.

@@ -97,7 +97,6 @@ func ownCopy(_ bytes: [UInt8]) -> [UInt8] { bytes.map { $0 } }
 
 @inline(never) func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
 
-
 if let loopOnly {
     let verifier = ReceiptVerifier(configuration: .init(trustAnchors: anchors))
     let decoded = try AppReceipt(berEncoded: small.bytes)
@@ -264,7 +263,8 @@ func perSecond(_ ns: Double) -> String { String(format: "%.0f/s", 1e9 / ns) }
 func micro(_ ns: Double) -> String { String(format: "%.1f µs", ns / 1000) }
 
 let rawRate = 1e9 / rawRSANs
-print("""
+print(
+    """
     | measurement (\(small.name), \(small.bytes.count) B; digest \(digestName); RSA-\(keyBits)) | per call | rate |
     |---|---:|---:|
     | decode \(small.name) (\(small.bytes.count) B) | \(micro(decodeSmall)) | \(perSecond(decodeSmall)) |

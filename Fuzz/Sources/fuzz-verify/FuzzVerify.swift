@@ -106,7 +106,10 @@ enum FuzzVerify {
                 what: "/v1/verify body")
         }
         check(
-            Array(VerdictJSON.report(file: "fuzz", result, attributed: true, receipt: verdict.receipt, error: verdict.decodingError).utf8),
+            Array(
+                VerdictJSON.report(
+                    file: "fuzz", result, attributed: true, receipt: verdict.receipt, error: verdict.decodingError
+                ).utf8),
             what: "verify-local JSON line")
         switch verdict.receipt {
         case .appReceipt(let receipt)?:
@@ -122,7 +125,9 @@ enum FuzzVerify {
             break
         }
         for endpoint in [ReceiptEnvironment.production, .sandbox] {
-            check(VerifyReceiptBody.status(VerifyReceiptStatus.status(of: result, endpoint: endpoint)), what: "/verifyReceipt status body")
+            check(
+                VerifyReceiptBody.status(VerifyReceiptStatus.status(of: result, endpoint: endpoint)),
+                what: "/verifyReceipt status body")
         }
     }
 

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-internal import FoundationEssentials
+    internal import FoundationEssentials
 #else
-internal import Foundation
+    internal import Foundation
 #endif
 
 extension ReceiptDate {

@@ -73,7 +73,8 @@ public struct IOS6TransactionReceipt: Sendable {
             else {
                 throw ReceiptError(
                     .invalidAttribute,
-                    "the certificate length \(certificateLength) does not match the \(blob.count - certificateStart) bytes left")
+                    "the certificate length \(certificateLength) does not match the \(blob.count - certificateStart) bytes left"
+                )
             }
             self.version = version
             // Copies: the blob is a decoded temporary; these few hundred bytes outlive it.
@@ -153,7 +154,9 @@ public struct IOS6TransactionReceipt: Sendable {
 
     private static func base64Decode(_ text: some Collection<UInt8>, what: String) throws(ReceiptError) -> [UInt8] {
         // One copy of the text into an array: iOS 6 receipts are small and off the hot path.
-        guard let bytes = Base64.decode(Array(text)) else { throw ReceiptError(.invalidBase64, "\(what) is not valid base64") }
+        guard let bytes = Base64.decode(Array(text)) else {
+            throw ReceiptError(.invalidBase64, "\(what) is not valid base64")
+        }
         return bytes
     }
 

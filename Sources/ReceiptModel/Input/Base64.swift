@@ -4,7 +4,8 @@
 /// Both directions run over raw buffers with a lookup table: the server decodes every request's
 /// receipt and encodes raw attributes into every response, so this is on the hot path.
 public enum Base64 {
-    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    private static let alphabet: [UInt8] = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// Maps a byte to its 6-bit value; 0xFF marks bytes outside both alphabets, 0xFE white space.
     private static let values: [UInt8] = {
@@ -85,7 +86,8 @@ public enum Base64 {
                     var position = start
                     while index < input.count {
                         let remaining = input.count - index
-                        let group = UInt32(input[index]) << 16
+                        let group =
+                            UInt32(input[index]) << 16
                             | (remaining > 1 ? UInt32(input[index + 1]) << 8 : 0)
                             | (remaining > 2 ? UInt32(input[index + 2]) : 0)
                         out[position] = symbols[Int(group >> 18 & 0x3F)]

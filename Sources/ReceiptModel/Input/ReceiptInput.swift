@@ -74,7 +74,8 @@ public enum ReceiptInput: Sendable {
         case 0x30: return CanonicalBytes(kind: .appReceipt, bytes: decoded[...])
         case UInt8(ascii: "{"): return CanonicalBytes(kind: .iOS6PlistText, bytes: decoded[...])
         default:
-            throw ReceiptError(.unrecognizedFormat, "the decoded bytes are neither a PKCS#7 receipt nor an iOS 6 receipt")
+            throw ReceiptError(
+                .unrecognizedFormat, "the decoded bytes are neither a PKCS#7 receipt nor an iOS 6 receipt")
         }
     }
 

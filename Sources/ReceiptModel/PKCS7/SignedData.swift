@@ -82,7 +82,8 @@ public struct SignedData: Sendable {
         var fields = try signedData.children()
         version = try fields.read(expecting: .integer).integerValue()
         var algorithms: [AlgorithmIdentifier] = []
-        try Self.forEachListElement(try fields.read(expecting: .set), "digest algorithms") { (element) throws(BERError) in
+        try Self.forEachListElement(try fields.read(expecting: .set), "digest algorithms") {
+            (element) throws(BERError) in
             algorithms.append(try AlgorithmIdentifier(berElement: element))
         }
         digestAlgorithms = algorithms

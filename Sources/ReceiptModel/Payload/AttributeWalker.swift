@@ -17,28 +17,31 @@ enum AttributeWalker {
         inSetContent content: ArraySlice<UInt8>, fastPath: Bool = true, _ body: (ReceiptAttribute) throws -> Void
     ) throws {
         var resumeAt = content.startIndex
-        let completed: Bool = try !fastPath ? false : content.withUnsafeBufferPointer { buffer in
-            // `buffer` starts at `content.startIndex`; `base` converts buffer offsets back to indices.
-            let base = content.startIndex
-            var offset = 0
-            while offset < buffer.count {
-                guard let sequence = header(buffer, at: offset, end: buffer.count), sequence.tag == 0x30,
-                    let typeField = header(buffer, at: sequence.contentStart, end: sequence.contentEnd),
-                    typeField.tag == 0x02, let type = integer(buffer, typeField),
-                    let versionField = header(buffer, at: typeField.contentEnd, end: sequence.contentEnd),
-                    versionField.tag == 0x02, let version = integer(buffer, versionField),
-                    let valueField = header(buffer, at: versionField.contentEnd, end: sequence.contentEnd),
-                    valueField.tag == 0x04, valueField.contentEnd == sequence.contentEnd
-                else {
-                    resumeAt = base + offset
-                    return false
+        let completed: Bool =
+            try !fastPath
+            ? false
+            : content.withUnsafeBufferPointer { buffer in
+                // `buffer` starts at `content.startIndex`; `base` converts buffer offsets back to indices.
+                let base = content.startIndex
+                var offset = 0
+                while offset < buffer.count {
+                    guard let sequence = header(buffer, at: offset, end: buffer.count), sequence.tag == 0x30,
+                        let typeField = header(buffer, at: sequence.contentStart, end: sequence.contentEnd),
+                        typeField.tag == 0x02, let type = integer(buffer, typeField),
+                        let versionField = header(buffer, at: typeField.contentEnd, end: sequence.contentEnd),
+                        versionField.tag == 0x02, let version = integer(buffer, versionField),
+                        let valueField = header(buffer, at: versionField.contentEnd, end: sequence.contentEnd),
+                        valueField.tag == 0x04, valueField.contentEnd == sequence.contentEnd
+                    else {
+                        resumeAt = base + offset
+                        return false
+                    }
+                    let value = content[(base + valueField.contentStart)..<(base + valueField.contentEnd)]
+                    try body(ReceiptAttribute(type: type, version: version, value: value))
+                    offset = sequence.contentEnd
                 }
-                let value = content[(base + valueField.contentStart)..<(base + valueField.contentEnd)]
-                try body(ReceiptAttribute(type: type, version: version, value: value))
-                offset = sequence.contentEnd
+                return true
             }
-            return true
-        }
         guard !completed else { return }
         // The general reader takes over from the first attribute the fast path did not read.
         var reader = BERReader(content[resumeAt...])

@@ -1,4 +1,5 @@
 public import BER
+
 /// Why Apple's verifyReceipt gave no usable answer: unreachable, too slow, refused by the circuit
 /// breaker, or an answer that is not a verifyReceipt response.
 ///

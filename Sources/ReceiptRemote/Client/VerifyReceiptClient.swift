@@ -148,7 +148,8 @@ public final class VerifyReceiptClient: Sendable {
                 throw deadlineExceeded(after: lastFailure, attempts: attempts)
             }
             guard let permit = circuitBreaker.acquire() else {
-                logger.debug("verifyReceipt refused: circuit open", metadata: ["environment": "\(environment.endpointName)"])
+                logger.debug(
+                    "verifyReceipt refused: circuit open", metadata: ["environment": "\(environment.endpointName)"])
                 throw RemoteError(
                     .circuitOpen, "the circuit breaker is open after repeated failures",
                     lastStatus: lastFailure?.lastStatus,
@@ -268,7 +269,8 @@ public final class VerifyReceiptClient: Sendable {
     /// Turns what AsyncHTTPClient and NIO throw into codes.
     static func map(_ error: any Error, limit: Int, environment: ReceiptEnvironment) -> RemoteError {
         if error is NIOTooManyBytesError {
-            return RemoteError(.responseTooLarge, "the response from \(environment.endpointName) exceeds \(limit) bytes")
+            return RemoteError(
+                .responseTooLarge, "the response from \(environment.endpointName) exceeds \(limit) bytes")
         }
         if error is CancellationError {
             return RemoteError(.cancelled, "the call was cancelled")
@@ -277,11 +279,13 @@ public final class VerifyReceiptClient: Sendable {
             switch error {
             case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .tlsHandshakeTimeout,
                 .getConnectionFromPoolTimeout:
-                return RemoteError(.timeout, "no answer from \(environment.endpointName) within the attempt timeout (\(error))")
+                return RemoteError(
+                    .timeout, "no answer from \(environment.endpointName) within the attempt timeout (\(error))")
             case .cancelled:
                 return RemoteError(.cancelled, "the call was cancelled")
             case .invalidURL, .emptyHost, .emptyScheme:
-                return RemoteError(.invalidConfiguration, "the \(environment.endpointName) URL is not usable (\(error))")
+                return RemoteError(
+                    .invalidConfiguration, "the \(environment.endpointName) URL is not usable (\(error))")
             default:
                 return RemoteError(.unavailable, "\(environment.endpointName) failed: \(error)")
             }

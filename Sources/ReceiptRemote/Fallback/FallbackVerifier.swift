@@ -46,7 +46,8 @@ public final class FallbackVerifier: Sendable {
     ///     base64 text, iOS 6 plist text or its base64). Only the bytes decoded from it (its canonical bytes,
     ///     ``ReceiptModel/ReceiptInput/canonicalBytes(of:)``) are ever sent to Apple, base64-encoded.
     ///   - request: the shared secret, the instant for a subscription question, and overrides.
-    public func verify(_ receiptBytes: [UInt8], request: FallbackRequest = FallbackRequest()) async -> AttributedVerdict {
+    public func verify(_ receiptBytes: [UInt8], request: FallbackRequest = FallbackRequest()) async -> AttributedVerdict
+    {
         let (canonical, verdict) = verifyLocally(receiptBytes, request: request)
         guard let trigger = Self.trigger(for: verdict, request: request) else {
             return .local(verdict)
@@ -91,7 +92,10 @@ public final class FallbackVerifier: Sendable {
             let time = request.validationTime ?? verifier.configuration.validationTime
             return (nil, Verdict.malformed(error, validationTime: time))
         }
-        return (canonical, verifier.verify(input, validationTime: request.validationTime, policy: request.policy, now: request.now))
+        return (
+            canonical,
+            verifier.verify(input, validationTime: request.validationTime, policy: request.policy, now: request.now)
+        )
     }
 
     /// The decision table's first half: does this local verdict go to Apple?
@@ -130,7 +134,8 @@ public final class FallbackVerifier: Sendable {
                     "the receipt's newest expiry \(expiry) is before the instant asked about"))
         }
         return AttributedVerdict(
-            verdict: verdict.deciding(verdict.outcome, reasons: reasons + verdict.reasons, environment: verdict.environment),
+            verdict: verdict.deciding(
+                verdict.outcome, reasons: reasons + verdict.reasons, environment: verdict.environment),
             decidedBy: .local, localVerdict: verdict, trigger: trigger, appleResponse: nil, remoteError: error)
     }
 
@@ -141,7 +146,8 @@ public final class FallbackVerifier: Sendable {
         /// The local verdict stands; Apple's answer explains why it could not decide.
         func stands(_ reason: Reason) -> AttributedVerdict {
             AttributedVerdict(
-                verdict: verdict.deciding(verdict.outcome, reasons: [reason] + verdict.reasons, environment: verdict.environment),
+                verdict: verdict.deciding(
+                    verdict.outcome, reasons: [reason] + verdict.reasons, environment: verdict.environment),
                 decidedBy: .local, localVerdict: verdict, trigger: trigger, appleResponse: response, remoteError: nil)
         }
         /// Apple decided; its environment replaces the local one when it names one.
@@ -160,7 +166,9 @@ public final class FallbackVerifier: Sendable {
         case 0, 21006:
             guard response.receipt != nil else {
                 return stands(
-                    Reason(Reason.Code(RemoteError.Code.malformedResponse), "Apple answered \(response.status) without a `receipt`"))
+                    Reason(
+                        Reason.Code(RemoteError.Code.malformedResponse),
+                        "Apple answered \(response.status) without a `receipt`"))
             }
             if let mismatch = Self.receiptMismatch(decoded: verdict.receipt, response: response) {
                 return stands(mismatch)
@@ -172,7 +180,11 @@ public final class FallbackVerifier: Sendable {
             }
             let notes =
                 response.status == 21006
-                ? [Reason(.remoteSubscriptionExpired, "Apple: the receipt is genuine; its subscription has expired (21006)")]
+                ? [
+                    Reason(
+                        .remoteSubscriptionExpired,
+                        "Apple: the receipt is genuine; its subscription has expired (21006)")
+                ]
                 : []
             return decided(.valid, notes)
         case 21003, 21010:
@@ -187,7 +199,6 @@ public final class FallbackVerifier: Sendable {
             return stands(Reason(.remoteUnexpectedStatus, "Apple answered the unexpected status \(response.status)"))
         }
     }
-
 
     /// Apple's answer must describe the receipt that was sent, or it says nothing about it: an endpoint
     /// that answers 0 to anything (a broken proxy, a stand-in, an impostor) must never vouch for a
@@ -255,7 +266,8 @@ public final class FallbackVerifier: Sendable {
         guard let local, let remote else {
             return Reason(
                 .remoteReceiptMismatch,
-                local == nil ? "the receipt has no bundle id to compare with Apple's" : "Apple's answer has no bundle id")
+                local == nil
+                    ? "the receipt has no bundle id to compare with Apple's" : "Apple's answer has no bundle id")
         }
         guard local == remote else {
             return Reason(.remoteReceiptMismatch, "Apple's answer names bundle id \(remote), the receipt \(local)")

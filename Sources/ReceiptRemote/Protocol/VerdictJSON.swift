@@ -78,7 +78,8 @@ public enum VerdictJSON {
         writer.field("request_date_ms", String(requestDate.millisecondsSince1970))
         writeReasons(verdict.reasons, to: &writer)
         writeChain(verdict.chain, to: &writer)
-        writeReceipt(verdict.receipt, error: verdict.decodingError, requestDate: requestDate, detail: false, to: &writer)
+        writeReceipt(
+            verdict.receipt, error: verdict.decodingError, requestDate: requestDate, detail: false, to: &writer)
         if case .appReceipt(let receipt)? = verdict.receipt {
             let latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: excludeOldTransactions)
             if !latest.isEmpty {

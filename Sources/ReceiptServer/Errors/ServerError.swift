@@ -1,4 +1,5 @@
 public import BER
+
 /// Why the server refused a request before verifying anything: unreadable JSON, bad base64, a body
 /// too large or too slow, a media type it does not read, too much work in flight, or bad configuration.
 ///

@@ -79,7 +79,8 @@ public struct V1Options: Sendable, Equatable {
                 .invalidOption, "this server validates chains at a fixed instant: validation_time may only name it")
         case (.now, .receiptCreation?), (.now, .fixed?):
             throw ServerError(
-                .invalidOption, "this server validates chains at the time of the request: validation_time may only be now")
+                .invalidOption,
+                "this server validates chains at the time of the request: validation_time may only be now")
         case (.receiptCreation, .fixed?):
             throw ServerError(
                 .invalidOption,

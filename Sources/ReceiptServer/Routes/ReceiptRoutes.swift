@@ -22,9 +22,11 @@ public struct ReceiptRoutes: Sendable {
     let bodyReader: BodyReader
 
     /// Response header naming who decided (`local` or `remote`); the body stays Apple's.
-    static let decidedByHeader = HTTPField.Name("X-Receipt-Decided-By")!  // a valid constant token
+    // swift-format-ignore: NeverForceUnwrap
+    static let decidedByHeader = HTTPField.Name("X-Receipt-Decided-By")!  // a constant, valid token
     /// Response header with the deciding reason code, when the receipt was not valid.
-    static let reasonHeader = HTTPField.Name("X-Receipt-Reason")!  // a valid constant token
+    // swift-format-ignore: NeverForceUnwrap
+    static let reasonHeader = HTTPField.Name("X-Receipt-Reason")!  // a constant, valid token
 
     public init(
         configuration: ReceiptServerConfiguration, decider: any ReceiptDecider, metrics: ServerMetrics = ServerMetrics()

@@ -33,7 +33,9 @@ public struct TrustAnchors: Sendable {
 
     /// Apple's pinned roots, nothing else, Xcode not trusted.
     public init(
-        pinnedFingerprints: Set<[UInt8]> = [TrustAnchors.appleRootCAFingerprint, TrustAnchors.appleRootCAG3Fingerprint],
+        pinnedFingerprints: Set<[UInt8]> = [
+            TrustAnchors.appleRootCAFingerprint, TrustAnchors.appleRootCAG3Fingerprint,
+        ],
         additionalRoots: [Certificate] = [], allowsXcodeStoreKitTesting: Bool = false
     ) {
         self.pinnedFingerprints = pinnedFingerprints

@@ -1,4 +1,5 @@
 public import BER
+
 /// An error while configuring verification: reading trust anchors from files.
 ///
 /// Verifying a receipt never throws; its outcome is a ``Verdict``. `code` is stable and compared for equality.

@@ -34,7 +34,8 @@ extension ReceiptVerifier {
         }
         // Refuse keys before OpenSSL decodes them: decoding some keys costs more than any check.
         let screened = signedData.certificates.enumerated().compactMap { position, der in
-            Self.keyReason(certificateDER: der, name: "embedded certificate \(position)", allowedBits: Self.appReceiptKeyBits)
+            Self.keyReason(
+                certificateDER: der, name: "embedded certificate \(position)", allowedBits: Self.appReceiptKeyBits)
         }
         guard screened.isEmpty else { return ChainEvaluation(reasons: screened) }
         var certificates: [Certificate] = []
@@ -44,7 +45,9 @@ extension ReceiptVerifier {
                 certificates.append(try Certificate(derEncoded: der))
             } catch {
                 return ChainEvaluation(
-                    reasons: [Reason(.receiptMalformed, "chain: embedded certificate \(position) does not parse: \(error)")])
+                    reasons: [
+                        Reason(.receiptMalformed, "chain: embedded certificate \(position) does not parse: \(error)")
+                    ])
             }
         }
         // OpenSSL's reading of the keys must agree with ours before it checks any signature with them.
@@ -60,7 +63,8 @@ extension ReceiptVerifier {
         }
         var evaluation = ChainEvaluation(signerKey: leaf.publicKey, leafValidity: (leaf.notBefore, leaf.notAfter))
 
-        let anchors = configuration.trustAnchors.additionalRoots + certificates.filter(configuration.trustAnchors.isPinned)
+        let anchors =
+            configuration.trustAnchors.additionalRoots + certificates.filter(configuration.trustAnchors.isPinned)
         let intermediates = certificates.filter { $0 !== leaf }
         let result: ChainVerificationResult
         do {
@@ -119,12 +123,14 @@ extension ReceiptVerifier {
         if certificates.count > maximumEmbeddedCertificates {
             return Reason(
                 .chainTooLarge,
-                "chain: \(certificates.count) embedded certificates; Apple's receipts carry at most \(maximumEmbeddedCertificates)")
+                "chain: \(certificates.count) embedded certificates; Apple's receipts carry at most \(maximumEmbeddedCertificates)"
+            )
         }
         if let large = certificates.firstIndex(where: { $0.count > maximumCertificateSize }) {
             return Reason(
                 .chainTooLarge,
-                "chain: embedded certificate \(large) has \(certificates[large].count) bytes; at most \(maximumCertificateSize) are read")
+                "chain: embedded certificate \(large) has \(certificates[large].count) bytes; at most \(maximumCertificateSize) are read"
+            )
         }
         return nil
     }
@@ -132,7 +138,8 @@ extension ReceiptVerifier {
     /// Why the key of the certificate `der` is not one an Apple receipt chain uses, read with this package's own
     /// parser before OpenSSL decodes anything (``ReceiptModel/SubjectPublicKeyInfo``): `rsaEncryption` with a
     /// modulus in `allowedBits` and a public exponent of at most ``maximumExponentBits`` bits.
-    static func keyReason(certificateDER der: ArraySlice<UInt8>, name: String, allowedBits: ClosedRange<Int>) -> Reason? {
+    static func keyReason(certificateDER der: ArraySlice<UInt8>, name: String, allowedBits: ClosedRange<Int>) -> Reason?
+    {
         let info: SubjectPublicKeyInfo
         do {
             info = try SubjectPublicKeyInfo(certificate: der)
@@ -158,7 +165,8 @@ extension ReceiptVerifier {
         let key = certificate.publicKey
         guard key.isRSA, let exponentBits = key.rsaPublicExponentBitCount else {
             return Reason(
-                .chainKeyRejected, "chain: \(certificate.subject) has a non-RSA key; Apple signs receipts with RSA keys")
+                .chainKeyRejected, "chain: \(certificate.subject) has a non-RSA key; Apple signs receipts with RSA keys"
+            )
         }
         guard allowedBits.contains(key.bitCount), exponentBits <= maximumExponentBits else {
             return Reason(
@@ -181,7 +189,9 @@ extension ReceiptVerifier {
         var reasons: [Reason] = []
         for (certificate, issuer) in zip(path, path.dropFirst()) where !certificate.isSigned(by: issuer) {
             reasons.append(
-                Reason(.chainInvalidSignature, "chain: \(certificate.subject) is not signed by its issuer \(issuer.subject)"))
+                Reason(
+                    .chainInvalidSignature,
+                    "chain: \(certificate.subject) is not signed by its issuer \(issuer.subject)"))
         }
         for certificate in path {
             guard let instant, !certificate.isValid(at: instant) else { continue }
@@ -189,7 +199,8 @@ extension ReceiptVerifier {
                 reasons.append(
                     Reason(.chainNotYetValid, "chain: \(certificate.subject) was not yet valid at the validation time"))
             } else {
-                reasons.append(Reason(.chainExpired, "chain: \(certificate.subject) had expired at the validation time"))
+                reasons.append(
+                    Reason(.chainExpired, "chain: \(certificate.subject) had expired at the validation time"))
             }
         }
         let xcode = configuration.trustAnchors.xcodeTestingFingerprint
@@ -214,7 +225,8 @@ extension ReceiptVerifier {
         var reasons: [Reason] = []
         guard let leaf = path.first else { return reasons }
         if !leaf.hasExtension(leafMarker) {
-            reasons.append(Reason(.chainLeafMarkerMissing, "chain: leaf lacks receipt-signing marker OID \(leafMarker)"))
+            reasons.append(
+                Reason(.chainLeafMarkerMissing, "chain: leaf lacks receipt-signing marker OID \(leafMarker)"))
         }
         let issuers = isComplete ? path.dropFirst().dropLast() : path.dropFirst()
         if let intermediate = issuers.first {
@@ -249,7 +261,8 @@ extension ReceiptVerifier {
         case .issuerMissing:
             return Reason(
                 .chainIncomplete,
-                "chain: the issuer is neither in the receipt nor a trust anchor, so the chain cannot be completed offline, \(detail)")
+                "chain: the issuer is neither in the receipt nor a trust anchor, so the chain cannot be completed offline, \(detail)"
+            )
         case .invalidSignature: return Reason(.chainInvalidSignature, "chain: bad certificate signature, \(detail)")
         case .notACA: return Reason(.chainNotACA, "chain: an issuer is not a CA, \(detail)")
         case .other: return Reason(.chainValidationFailed, "chain: path validation failed, \(detail)")
@@ -271,7 +284,8 @@ extension ReceiptVerifier {
     /// identifier with a part saying which of its forms are present (so an absent field and an empty one
     /// never read the same). Borrows the receipt's bytes; the cache copies them only when it stores a chain.
     func chainKey(signedData: SignedData, signer: SignerInfo) -> VerifiedChainCache.Key {
-        let presence = (signer.issuer == nil ? 0 : 1) | (signer.serialNumber == nil ? 0 : 2)
+        let presence =
+            (signer.issuer == nil ? 0 : 1) | (signer.serialNumber == nil ? 0 : 2)
             | (signer.subjectKeyIdentifier == nil ? 0 : 4)
         var parts: [ArraySlice<UInt8>] = []
         parts.reserveCapacity(signedData.certificates.count + 5)

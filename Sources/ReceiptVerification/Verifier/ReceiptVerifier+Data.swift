@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
 public import ReceiptModel
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 extension ReceiptVerifier {
     /// Verifies receipt bytes held in Foundation's `Data` (e.g. a request body or a file read with

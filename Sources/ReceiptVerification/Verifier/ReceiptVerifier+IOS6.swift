@@ -1,5 +1,5 @@
-public import ReceiptModel
 internal import ReceiptCrypto
+public import ReceiptModel
 
 extension ReceiptVerifier {
     /// Verifies an iOS 6 transaction receipt as far as its bytes allow.
@@ -21,7 +21,9 @@ extension ReceiptVerifier {
         // The plist's "environment" entry is outside the signed purchase-info, so anyone can edit it:
         // the environment stays unknown until Apple (the endpoint that answers) says.
         let environment: ReceiptEnvironment? = nil
-        let instant = timePolicy.instant(creationDate: receipt.purchaseInfo.purchaseDate) { now ?? configuration.clock() }
+        let instant = timePolicy.instant(creationDate: receipt.purchaseInfo.purchaseDate) {
+            now ?? configuration.clock()
+        }
         func finish(_ reasons: [Reason], chain: [String]) -> Verdict {
             Self.verdict(
                 reasons, receipt: .iOS6(receipt), environment: environment, validationTime: timePolicy,
@@ -30,7 +32,8 @@ extension ReceiptVerifier {
 
         // Refuse the key before OpenSSL decodes it: decoding some keys costs more than any check.
         if let reason = Self.keyReason(
-            certificateDER: receipt.signature.certificate[...], name: "the iOS 6 certificate", allowedBits: Self.iOS6KeyBits)
+            certificateDER: receipt.signature.certificate[...], name: "the iOS 6 certificate",
+            allowedBits: Self.iOS6KeyBits)
         {
             return finish([reason], chain: [])
         }
@@ -38,7 +41,8 @@ extension ReceiptVerifier {
         do {
             certificate = try Certificate(derEncoded: receipt.signature.certificate[...])
         } catch {
-            return finish([Reason(.receiptMalformed, "ios6: the embedded certificate does not parse: \(error)")], chain: [])
+            return finish(
+                [Reason(.receiptMalformed, "ios6: the embedded certificate does not parse: \(error)")], chain: [])
         }
         // Before any signature is computed: no key may make a check expensive.
         if let reason = Self.keyReason(certificate, allowedBits: Self.iOS6KeyBits) {
@@ -82,7 +86,9 @@ extension ReceiptVerifier {
             result = try ChainVerifier.verify(
                 leaf: certificate, intermediates: [], anchors: configuration.trustAnchors.additionalRoots, at: instant)
         } catch {
-            return ([Reason(.internalError, "ios6: OpenSSL could not run path validation: \(error)")], [certificate.subject])
+            return (
+                [Reason(.internalError, "ios6: OpenSSL could not run path validation: \(error)")], [certificate.subject]
+            )
         }
         let subjects = result.subjects.isEmpty ? [certificate.subject] : result.subjects
         switch result.failure {

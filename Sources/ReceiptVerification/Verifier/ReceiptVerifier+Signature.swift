@@ -25,7 +25,8 @@ extension ReceiptVerifier {
             return .rejected(
                 Reason(
                     .signatureAlgorithmRejected,
-                    "signature: digest algorithm \(signer.digestAlgorithm); Apple signs receipts with SHA-1 or SHA-256"))
+                    "signature: digest algorithm \(signer.digestAlgorithm); Apple signs receipts with SHA-1 or SHA-256")
+            )
         }
         let signatureAlgorithm = signer.signatureAlgorithm.algorithm
         guard signatureAlgorithm == .rsaEncryption || signatureAlgorithm == match.signature else {
@@ -56,7 +57,8 @@ extension ReceiptVerifier {
                 // RFC 5652 §5.3: with signed attributes, contentType is required and must match.
                 guard let contentType = signer.contentType, contentType == signedData.eContentType else {
                     return Reason(
-                        .signatureMismatch, "signature: the contentType attribute is missing or differs from eContentType")
+                        .signatureMismatch,
+                        "signature: the contentType attribute is missing or differs from eContentType")
                 }
                 // The signature covers the DER SET (§5.4); only the one-octet [0] form maps onto it.
                 guard attributes.first == 0xA0 else {

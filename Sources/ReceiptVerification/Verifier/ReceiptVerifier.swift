@@ -1,6 +1,6 @@
-public import ReceiptModel
 internal import BER
 internal import ReceiptCrypto
+public import ReceiptModel
 
 /// Verifies App Store receipts locally: CMS signature, certificate chain to a pinned Apple root at an
 /// explicit validation time, Apple's marker extensions, and the caller's policy.
@@ -140,7 +140,8 @@ public final class ReceiptVerifier: Sendable {
         if chain.anchoredAtXcode { environment = .xcode }
 
         if let created = payload.creationDate, let validity = chain.leafValidity,
-            !Certificate.validity(notBefore: validity.notBefore, notAfter: validity.notAfter, contains: created.secondsSince1970)
+            !Certificate.validity(
+                notBefore: validity.notBefore, notAfter: validity.notAfter, contains: created.secondsSince1970)
         {
             reasons.append(
                 Reason(
