@@ -4,6 +4,14 @@ public import ReceiptVerification
 /// verifyReceipt's `status` for a verdict: the one place it is computed, for the CLI, `/v1/verify` and
 /// both verifyReceipt routes (`docs/receipt-format.md` §4, docs/remote-fallback.md).
 public enum VerifyReceiptStatus {
+    /// 21000: the request was not one verifyReceipt reads (bad JSON, no `receipt-data`, a body too large or
+    /// too slow), refused before any verification.
+    public static let malformedRequest = 21000
+    /// 21004: the request's `password` is not the app's shared secret, refused before any verification.
+    public static let sharedSecretMismatch = 21004
+    /// 21005: the server cannot answer now (too many requests in flight), refused before any verification.
+    public static let unavailable = 21005
+
     /// The status to answer for `result`.
     ///
     /// - Decided locally without asking Apple (or Apple's answer was only a refresh of a valid receipt):

@@ -17,7 +17,9 @@ package struct VerifyReceiptRefusal: RouteRefusal {
     package var code: ServerError.Code { error.code }
 
     /// The status in the body: 21005 ("try again") when overloaded, 21000 for every other refusal.
-    package var bodyStatus: Int { error.code == .overloaded ? 21005 : 21000 }
+    package var bodyStatus: Int {
+        error.code == .overloaded ? VerifyReceiptStatus.unavailable : VerifyReceiptStatus.malformedRequest
+    }
 
     package var verifyReceiptStatus: Int? { bodyStatus }
 
