@@ -26,7 +26,8 @@ extension ReceiptRoutes {
         do {
             let call = try await readVerifyReceiptCall(request)
             guard sharedSecretAccepts(call.password) else {
-                return answerVerifyReceipt(status: VerifyReceiptStatus.sharedSecretMismatch, context: context, request: request)
+                return answerVerifyReceipt(
+                    status: VerifyReceiptStatus.sharedSecretMismatch, context: context, request: request)
             }
             let now = configuration.clock()
             let result = try await decide(call.receiptData, fallbackRequest(call, endpoint: endpoint, now: now))
