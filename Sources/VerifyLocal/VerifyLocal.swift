@@ -61,7 +61,9 @@ struct VerifyLocal: AsyncParsableCommand {
 
     func run() async throws {
         let sources = try InputSource.expand(inputs)
-        let verifier = decodeOnly ? nil : try verification.makeVerifier(clock: ReceiptDate.systemNow)
+        // `--at now` is one instant for the whole run, read here, so every file is judged at the same time.
+        let startedAt = ReceiptDate.systemNow()
+        let verifier = decodeOnly ? nil : try verification.makeVerifier(clock: { startedAt })
         let fallback = try verifier.flatMap { try remote.makeFallbackVerifier(verifier: $0) }
         var anyInvalid = false
         var anyInconclusive = false

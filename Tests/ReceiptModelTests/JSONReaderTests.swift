@@ -59,15 +59,33 @@ import Testing
     }
 
     @Test func nestingAndNumbersAreBounded() throws {
-        // A member's value is depth 1: a maximum of 16 allows 16 nested arrays, not 17.
-        let nested = String(repeating: "[", count: 17) + String(repeating: "]", count: 17)
-        #expect(throws: JSONReader.Failure.self) { try Self.flat("{\"a\":\(nested)}", depth: 16) }
-        _ = try Self.flat("{\"a\":\(nested)}", depth: 17)
+        // Tree mode: a member's value is depth 1, so a maximum of 17 allows 17 nested arrays, not 18.
+        let seventeen = String(repeating: "[", count: 17) + String(repeating: "]", count: 17)
+        #expect(throws: JSONReader.Failure.self) { try Self.tree("{\"a\":[\(seventeen)]}", depth: 17) }
+        _ = try Self.tree("{\"a\":\(seventeen)}", depth: 17)
+        // Flat mode counts a member's first object or array as depth 2, as the server's reader always did:
+        // a maximum of 16 allows 15 nested arrays.
+        let fifteen = String(repeating: "[", count: 15) + String(repeating: "]", count: 15)
+        _ = try Self.flat("{\"a\":\(fifteen)}", depth: 16)
+        #expect(throws: JSONReader.Failure.self) { try Self.flat("{\"a\":[\(fifteen)]}", depth: 16) }
         let hostile = String(repeating: "[", count: 100_000)
         #expect(throws: JSONReader.Failure.self) { try Self.tree("{\"a\":\(hostile)}") }
+        #expect(throws: JSONReader.Failure.self) { try Self.flat("{\"a\":\(hostile)}") }
+        // Numbers: capped in tree mode (Apple's answers), bounded only by the body in flat mode (requests).
         let long = String(repeating: "9", count: JSONReader.maximumNumberLength + 1)
         #expect(throws: JSONReader.Failure.self) { try Self.tree("{\"a\":\(long)}") }
         _ = try Self.tree("{\"a\":\(long.dropFirst())}")
+        #expect(try Self.flat("{\"a\":\(long)}").first?.value == .number(long))
+    }
+
+    @Test func flatModeChecksNestedValuesItSkips() throws {
+        let large =
+            "[" + Array(repeating: #"{"k":"v\u00e9","n":[1,-2.5e3,true,null]}"#, count: 10_000).joined(separator: ",")
+            + "]"
+        #expect(try Self.flat("{\"a\":\(large),\"b\":1}").map(\.key) == ["a", "b"])
+        for broken in [#"[{"k" 1}]"#, #"[{k:1}]"#, #"["\q"]"#, #"["\u12"]"#, "[1,]", "[tru]", #"{"k":"v",}"#] {
+            #expect(throws: JSONReader.Failure.self, "\(broken)") { try Self.flat("{\"a\":\(broken)}") }
+        }
     }
 
     @Test func documentReadsAnyOneValue() throws {

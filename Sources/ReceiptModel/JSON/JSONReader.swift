@@ -58,7 +58,7 @@ package struct JSONReader {
     /// Reads a document that must be one object, strings as bytes and nested values only checked.
     package mutating func flatMembers() throws(Failure) -> [(key: String, value: Scalar)] {
         try topLevelObject { (reader: inout JSONReader, key: String) throws(Failure) -> (key: String, value: Scalar) in
-            (key, try reader.scalar(depth: 1))
+            (key, try reader.scalar())
         }
     }
 
@@ -113,18 +113,59 @@ package struct JSONReader {
         }
     }
 
-    private mutating func scalar(depth: Int) throws(Failure) -> Scalar {
+    /// A top-level member's value in flat mode, as the server's request reader always read it: nested
+    /// objects and arrays are skipped without keeping anything (their first level counts as depth 2), and
+    /// numbers are not length-capped (the body's size bounds them).
+    private mutating func scalar() throws(Failure) -> Scalar {
         switch peek() {
         case UInt8(ascii: "\"")?: return .string(try string())
         case UInt8(ascii: "{")?, UInt8(ascii: "[")?:
-            _ = try value(depth: depth)
+            try skip(depth: 2)
             return .composite
+        case UInt8(ascii: "-")?, (UInt8(ascii: "0")...UInt8(ascii: "9"))?: return .number(try number(capped: false))
         default:
-            switch try value(depth: depth) {
-            case .number(let text): return .number(text)
+            switch try value(depth: 1) {
             case .bool(let flag): return .bool(flag)
             default: return .null
             }
+        }
+    }
+
+    /// Checks one value and moves past it, keeping nothing, so a large nested member costs one pass and no
+    /// allocation. `depth` is the depth an object or array here would have.
+    private mutating func skip(depth: Int) throws(Failure) {
+        guard let byte = peek() else { throw fail("the body ends inside a value") }
+        switch byte {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            guard depth <= maximumDepth else { throw fail("nested deeper than \(maximumDepth)") }
+            let close = byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+            index += 1
+            skipWhitespace()
+            if peek() == close {
+                index += 1
+                return
+            }
+            while true {
+                skipWhitespace()
+                if close == UInt8(ascii: "}") {
+                    guard peek() == UInt8(ascii: "\"") else { throw fail("expected a member name") }
+                    _ = try string(keeping: false)
+                    skipWhitespace()
+                    try expect(UInt8(ascii: ":"))
+                    skipWhitespace()
+                }
+                try skip(depth: depth + 1)
+                skipWhitespace()
+                if peek() == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                try expect(close)
+                return
+            }
+        case UInt8(ascii: "\""): _ = try string(keeping: false)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try number(capped: false)
+        default: _ = try value(depth: 0)  // a literal
         }
     }
 
@@ -144,7 +185,7 @@ package struct JSONReader {
         case UInt8(ascii: "n"):
             try literal("null")
             return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number(capped: true))
         default: throw fail("unexpected character at offset \(index)")
         }
     }
@@ -180,8 +221,9 @@ package struct JSONReader {
     // MARK: - Tokens
 
     /// RFC 8259 §7, as UTF-8 bytes: `\u` escapes with surrogate pairs; a lone surrogate becomes U+FFFD.
-    /// A string without escapes (every base64 string) is one scan and one copy.
-    private mutating func string() throws(Failure) -> [UInt8] {
+    /// A string without escapes (every base64 string) is one scan and one copy; without `keeping`, only
+    /// checked (an empty result).
+    private mutating func string(keeping: Bool = true) throws(Failure) -> [UInt8] {
         guard peek() == UInt8(ascii: "\"") else { throw fail("expected a string at offset \(index)") }
         index += 1
         let start = index
@@ -189,7 +231,7 @@ package struct JSONReader {
             guard byte >= 0x20 else { throw fail("control character inside a string") }
             index += 1
         }
-        var output = Array(bytes[start..<index])
+        var output = keeping ? Array(bytes[start..<index]) : []
         while true {
             guard let byte = peek() else { throw fail("unterminated string") }
             index += 1
@@ -199,6 +241,14 @@ package struct JSONReader {
             case UInt8(ascii: "\\"):
                 guard let escaped = peek() else { throw fail("unterminated string") }
                 index += 1
+                if !keeping {
+                    if escaped == UInt8(ascii: "u") {
+                        _ = try unicodeEscape()
+                    } else if !Self.simpleEscapes.contains(escaped) {
+                        throw fail("invalid escape in a string")
+                    }
+                    continue
+                }
                 switch escaped {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(escaped)
                 case UInt8(ascii: "b"): output.append(0x08)
@@ -212,10 +262,13 @@ package struct JSONReader {
             case 0..<0x20:
                 throw fail("control character inside a string")
             default:
-                output.append(byte)
+                if keeping { output.append(byte) }
             }
         }
     }
+
+    /// The escapes that stand for one byte: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`.
+    private static let simpleEscapes: Set<UInt8> = Set("\"\\/bfnrt".utf8)
 
     /// The UTF-8 bytes of one `\uXXXX` escape (after `\u`), joined with a following low surrogate.
     private mutating func unicodeEscape() throws(Failure) -> [UInt8] {
@@ -250,8 +303,8 @@ package struct JSONReader {
         return value
     }
 
-    /// RFC 8259 §6: `-? int frac? exp?`, kept as text.
-    private mutating func number() throws(Failure) -> String {
+    /// RFC 8259 §6: `-? int frac? exp?`, kept as text; at most ``maximumNumberLength`` characters when `capped`.
+    private mutating func number(capped: Bool) throws(Failure) -> String {
         let start = index
         if peek() == UInt8(ascii: "-") { index += 1 }
         guard let first = peek(), isDigit(first) else { throw fail("invalid number") }
@@ -271,7 +324,9 @@ package struct JSONReader {
             guard let byte = peek(), isDigit(byte) else { throw fail("invalid number") }
             skipDigits()
         }
-        guard index - start <= Self.maximumNumberLength else { throw fail("a number of \(index - start) characters") }
+        guard !capped || index - start <= Self.maximumNumberLength else {
+            throw fail("a number of \(index - start) characters")
+        }
         return String(decoding: bytes[start..<index], as: UTF8.self)
     }
 

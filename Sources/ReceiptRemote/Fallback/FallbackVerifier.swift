@@ -46,7 +46,8 @@ public final class FallbackVerifier: Sendable {
     ///     base64 text, iOS 6 plist text or its base64). Only the bytes decoded from it (its canonical bytes,
     ///     ``ReceiptModel/ReceiptInput/canonicalBytes(of:)``) are ever sent to Apple, base64-encoded.
     ///   - request: the shared secret, the instant for a subscription question, and overrides.
-    public func verify(_ receiptBytes: [UInt8], request: FallbackRequest = FallbackRequest()) async -> AttributedVerdict
+    public func verify(_ receiptBytes: ArraySlice<UInt8>, request: FallbackRequest = FallbackRequest()) async
+        -> AttributedVerdict
     {
         let (canonical, verdict) = verifyLocally(receiptBytes, request: request)
         guard let trigger = Self.trigger(for: verdict, request: request) else {
@@ -80,13 +81,13 @@ public final class FallbackVerifier: Sendable {
 
     /// Recognizes the bytes once, decodes and verifies what was recognized, and keeps those canonical
     /// bytes: they, and nothing else, are what Apple may be sent.
-    private func verifyLocally(_ bytes: [UInt8], request: FallbackRequest)
+    private func verifyLocally(_ bytes: ArraySlice<UInt8>, request: FallbackRequest)
         -> (ReceiptInput.CanonicalBytes?, Verdict)
     {
         let canonical: ReceiptInput.CanonicalBytes
         let input: ReceiptInput
         do throws(ReceiptError) {
-            canonical = try ReceiptInput.canonicalBytes(of: bytes[...])
+            canonical = try ReceiptInput.canonicalBytes(of: bytes)
             input = try ReceiptInput(canonical: canonical)
         } catch {
             let time = request.validationTime ?? verifier.configuration.validationTime
