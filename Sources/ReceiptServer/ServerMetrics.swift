@@ -37,9 +37,13 @@ public final class ServerMetrics: Sendable {
         let labels: [String]
     }
 
+    /// One labelled series: its family and up to two label values. Fixed fields, not arrays, so building
+    /// the key to look a counter up allocates nothing (the label values are the route, which the router
+    /// already holds, and short codes, which Swift keeps inline).
     private struct Series: Hashable {
         let name: String
-        let values: [String]
+        let first: String
+        let second: String?
     }
 
     /// HTTP requests answered by the receipt routes, by route and HTTP status.
@@ -84,10 +88,12 @@ public final class ServerMetrics: Sendable {
     ///   - duration: how long the request took.
     ///   - refusal: what refused the request before verification, if anything did.
     func recordRequest(route: String, httpStatus: Int, duration: Duration, refusal: (any RouteRefusal)?) {
-        increment(Self.requests, route, String(httpStatus))
         if let refusal {
-            increment(Self.rejections, refusal.code.description)
-            if let status = refusal.verifyReceiptStatus { increment(Self.statuses, route, String(status)) }
+            let status = refusal.verifyReceiptStatus.map { (Self.statuses, route, String($0)) }
+            increment(
+                (Self.requests, route, String(httpStatus)), (Self.rejections, refusal.code.description, nil), status)
+        } else {
+            increment((Self.requests, route, String(httpStatus)))
         }
         self.duration.record(duration: duration)
     }
@@ -95,14 +101,15 @@ public final class ServerMetrics: Sendable {
     /// Counts what a request was answered after its receipt was looked at: its verifyReceipt status and,
     /// when a verification ran, the verdict and the call to Apple it made.
     func recordAnswer(route: String, status: Int, result: AttributedVerdict?) {
-        increment(Self.statuses, route, String(status))
-        guard let result else { return }
-        increment(Self.verdicts, result.verdict.outcome.rawValue, result.decidedBy.rawValue)
-        if let apple = result.appleResponse {
-            increment(Self.remoteCalls, String(apple.status))
-        } else if let failure = result.remoteError {
-            increment(Self.remoteCalls, failure.code.description)
+        guard let result else {
+            increment((Self.statuses, route, String(status)))
+            return
         }
+        let remote: String? = result.appleResponse.map { String($0.status) } ?? result.remoteError?.code.description
+        increment(
+            (Self.statuses, route, String(status)),
+            (Self.verdicts, result.verdict.outcome.rawValue, result.decidedBy.rawValue),
+            remote.map { (Self.remoteCalls, $0, nil) })
     }
 
     /// The exposition text (Prometheus text format 0.0.4), after bringing the chain-cache counters and the
@@ -124,15 +131,30 @@ public final class ServerMetrics: Sendable {
         return registry.emitToBuffer()
     }
 
-    private func increment(_ family: Family, _ values: String...) {
-        let series = Series(name: family.name, values: values)
-        let counter = counters.withLock { counters in
-            if let counter = counters[series] { return counter }
-            let counter = CoreMetrics.Counter(
-                label: family.name, dimensions: Array(zip(family.labels, values)), factory: factory)
-            counters[series] = counter
-            return counter
+    /// A series to count: its family and one or two label values, in the family's label order.
+    private typealias Increment = (family: Family, first: String, second: String?)
+
+    /// Counts one in each series given; `nil`s are skipped. Every counter is found (or made, the first time)
+    /// under one lock acquisition, then incremented outside it: the counters themselves are atomic.
+    private func increment(_ first: Increment, _ second: Increment? = nil, _ third: Increment? = nil) {
+        let found = counters.withLock { counters in
+            (
+                counter(first, in: &counters), second.map { counter($0, in: &counters) },
+                third.map { counter($0, in: &counters) }
+            )
         }
-        counter.increment()
+        found.0.increment()
+        found.1?.increment()
+        found.2?.increment()
+    }
+
+    private func counter(_ series: Increment, in counters: inout [Series: CoreMetrics.Counter]) -> CoreMetrics.Counter {
+        let key = Series(name: series.family.name, first: series.first, second: series.second)
+        if let counter = counters[key] { return counter }
+        let values = [series.first] + (series.second.map { [$0] } ?? [])
+        let counter = CoreMetrics.Counter(
+            label: series.family.name, dimensions: Array(zip(series.family.labels, values)), factory: factory)
+        counters[key] = counter
+        return counter
     }
 }
