@@ -110,6 +110,7 @@ let package = Package(
             dependencies: [
                 "ReceiptServer", "ReceiptRemote", "ReceiptModel", "ReceiptVerification",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -7,8 +7,10 @@ import ReceiptServer
 import ReceiptVerification
 
 /// `receipt-server`: a drop-in, local-first verifyReceipt for backends. A thin shell: flags and
-/// environment variables become a ``ReceiptServerConfiguration`` and a verifier, then it runs.
-@main
+/// environment variables become a ``ReceiptServerConfiguration`` and a verifier, then it runs. Started from
+/// `main.swift`, which first makes SwiftNIO's event loops Swift concurrency's executor.
+// The availability makes ArgumentParser pick the asynchronous entry point on every platform.
+@available(macOS 10.15, *)
 struct ReceiptServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "receipt-server",
