@@ -25,36 +25,6 @@ enum CivilCalendar {
                 year: year, month: month, day: day,
                 hour: secondOfDay / 3600, minute: (secondOfDay % 3600) / 60, second: secondOfDay % 60)
         }
-
-        /// Appends `2020-07-22 17:39:08` to `bytes`, without creating a `String`.
-        func append(to bytes: inout [UInt8]) {
-            func two(_ value: Int64) {
-                bytes.append(UInt8(ascii: "0") + UInt8(value / 10))
-                bytes.append(UInt8(ascii: "0") + UInt8(value % 10))
-            }
-            if (0...9999).contains(year) {
-                two(year / 100)
-                two(year % 100)
-            } else {
-                bytes.append(contentsOf: CivilCalendar.pad(year, width: 4).utf8)
-            }
-            bytes.append(UInt8(ascii: "-"))
-            two(month)
-            bytes.append(UInt8(ascii: "-"))
-            two(day)
-            bytes.append(UInt8(ascii: " "))
-            two(hour)
-            bytes.append(UInt8(ascii: ":"))
-            two(minute)
-            bytes.append(UInt8(ascii: ":"))
-            two(second)
-        }
-
-        /// `2020-07-22 17:39:08` (or with `T` as the separator).
-        func formatted(dateTimeSeparator: String = " ") -> String {
-            "\(pad(year, width: 4))-\(pad(month, width: 2))-\(pad(day, width: 2))\(dateTimeSeparator)"
-                + "\(pad(hour, width: 2)):\(pad(minute, width: 2)):\(pad(second, width: 2))"
-        }
     }
 
     /// Days since 1970-01-01 for a proleptic Gregorian date.

@@ -14,12 +14,39 @@ enum PacificTime {
 
     /// The offset from UTC in seconds (−28 800 or −25 200) at `secondsSince1970`.
     static func offsetSeconds(atUTC seconds: Int64) -> Int64 {
-        let year = CivilCalendar.DateTime(secondsSince1970: seconds + standardOffset).year
-        guard let (startDay, endDay) = daylightSavingDays(year: year) else { return standardOffset }
+        offsetSeconds(atUTC: seconds, utcYear: CivilCalendar.DateTime(secondsSince1970: seconds).year)
+    }
+
+    /// The same, given the UTC year of the instant (which a caller rendering the UTC form has at hand).
+    ///
+    /// The local year differs from the UTC year only in the first eight hours of a UTC year, in January, when
+    /// no year's daylight time is in force, so the UTC year's rules decide alike.
+    static func offsetSeconds(atUTC seconds: Int64, utcYear year: Int64) -> Int64 {
+        let bounds: DaylightSaving?
+        if tabulatedYears.contains(year) {
+            bounds = table[Int(year - tabulatedYears.lowerBound)]
+        } else {
+            bounds = daylightSaving(year: year)
+        }
+        guard let bounds else { return standardOffset }
+        return seconds >= bounds.start && seconds < bounds.end ? daylightOffset : standardOffset
+    }
+
+    /// When daylight time starts and ends in a year, in seconds since 1970 UTC.
+    struct DaylightSaving {
+        let start: Int64
+        let end: Int64
+    }
+
+    /// The years whose bounds are worked out once, on first use, instead of per date rendered: every year of
+    /// daylight time up to 2199, far past any receipt.
+    static let tabulatedYears: ClosedRange<Int64> = 1967...2199
+    private static let table: [DaylightSaving?] = tabulatedYears.map { daylightSaving(year: $0) }
+
+    private static func daylightSaving(year: Int64) -> DaylightSaving? {
+        guard let (startDay, endDay) = daylightSavingDays(year: year) else { return nil }
         // 02:00 PST is 10:00 UTC when daylight time starts; 02:00 PDT is 09:00 UTC when it ends.
-        let start = startDay * 86_400 + 10 * 3600
-        let end = endDay * 86_400 + 9 * 3600
-        return seconds >= start && seconds < end ? daylightOffset : standardOffset
+        return DaylightSaving(start: startDay * 86_400 + 10 * 3600, end: endDay * 86_400 + 9 * 3600)
     }
 
     /// The first and last day (days since 1970) of daylight saving time in `year`.
@@ -61,31 +88,20 @@ enum PacificTime {
 
 extension ReceiptDate {
     /// Apple's UTC form: `2020-07-22 17:39:08 Etc/GMT`.
-    public var appleGMTString: String {
-        var bytes: [UInt8] = []
-        appendAppleGMT(to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    public var appleGMTString: String { rendered { $0.putAppleGMT(self) } }
 
     /// Apple's Pacific form, daylight saving applied: `2020-07-22 10:39:08 America/Los_Angeles`.
-    public var applePacificString: String {
-        var bytes: [UInt8] = []
-        appendApplePacific(to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    public var applePacificString: String { rendered { $0.putApplePacific(self) } }
 
-    /// Appends ``appleGMTString``'s characters to `bytes`.
-    public func appendAppleGMT(to bytes: inout [UInt8]) {
-        CivilCalendar.DateTime(secondsSince1970: secondsSince1970).append(to: &bytes)
-        let zone: StaticString = " Etc/GMT"
-        zone.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    }
+    /// The longest of Apple's two forms: a date and time of at most 20 bytes and the longer zone name.
+    static let appleFormMaximumLength = 20 + 20
 
-    /// Appends ``applePacificString``'s characters to `bytes`.
-    public func appendApplePacific(to bytes: inout [UInt8]) {
-        let seconds = secondsSince1970
-        CivilCalendar.DateTime(secondsSince1970: seconds + PacificTime.offsetSeconds(atUTC: seconds)).append(to: &bytes)
-        let zone: StaticString = " America/Los_Angeles"
-        zone.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    private func rendered(_ put: (inout OutputChunk) -> Void) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.appleFormMaximumLength) { buffer in
+            guard let base = buffer.baseAddress else { return "" }
+            var chunk = OutputChunk(base: base, capacity: buffer.count)
+            put(&chunk)
+            return String(decoding: chunk.written, as: UTF8.self)
+        }
     }
 }

@@ -112,11 +112,13 @@ public struct ReceiptDate: Hashable, Comparable, Sendable, CustomStringConvertib
 
     /// `2020-07-22T17:39:08Z`, with `.mmm` when the instant has milliseconds.
     public var description: String {
-        let civil = CivilCalendar.DateTime(secondsSince1970: secondsSince1970)
-        let fraction = Self.floorModulo(millisecondsSince1970, 1000)
-        var text = civil.formatted(dateTimeSeparator: "T")
-        if fraction != 0 { text += "." + CivilCalendar.pad(fraction, width: 3) }
-        return text + "Z"
+        // A date and time of at most 20 bytes, `.mmm` and `Z`.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 25) { buffer in
+            guard let base = buffer.baseAddress else { return "" }
+            var chunk = OutputChunk(base: base, capacity: buffer.count)
+            chunk.putRFC3339(self)
+            return String(decoding: chunk.written, as: UTF8.self)
+        }
     }
 
     public static func < (lhs: ReceiptDate, rhs: ReceiptDate) -> Bool {

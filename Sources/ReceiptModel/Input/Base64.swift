@@ -4,13 +4,13 @@
 /// Both directions run over raw buffers with a lookup table: the server decodes every request's
 /// receipt and encodes raw attributes into every response, so this is on the hot path.
 public enum Base64 {
-    private static let alphabet: [UInt8] = Array(
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    /// The standard alphabet (RFC 4648 §4), read through its pointer: no array, no lazy initialization.
+    private static let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
     /// Maps a byte to its 6-bit value; 0xFF marks bytes outside both alphabets, 0xFE white space.
     private static let values: [UInt8] = {
         var table = [UInt8](repeating: 0xFF, count: 256)
-        for (value, character) in alphabet.enumerated() { table[Int(character)] = UInt8(value) }
+        for value in 0..<64 { table[Int(alphabet.utf8Start[value])] = UInt8(value) }
         table[Int(UInt8(ascii: "-"))] = 62  // RFC 4648 §5 URL-safe alphabet
         table[Int(UInt8(ascii: "_"))] = 63
         for space in [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t")] {
@@ -30,7 +30,23 @@ public enum Base64 {
                     var accumulator: UInt32 = 0
                     var bits = 0
                     var padding = 0
-                    for byte in input {
+                    var position = 0
+                    // Whole groups of four symbols, the common case, three bytes at a time; the first group with
+                    // white space, padding or anything else goes to the symbol-by-symbol loop below, from its start.
+                    while position + 4 <= input.count {
+                        let a = table[Int(input[position])]
+                        let b = table[Int(input[position + 1])]
+                        let c = table[Int(input[position + 2])]
+                        let d = table[Int(input[position + 3])]
+                        guard a | b | c | d < 64 else { break }
+                        let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                        out[written] = UInt8(truncatingIfNeeded: group >> 16)
+                        out[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                        out[written + 2] = UInt8(truncatingIfNeeded: group)
+                        written += 3
+                        position += 4
+                    }
+                    for byte in input[position...] {
                         let value = table[Int(byte)]
                         if value < 64 {
                             guard padding == 0 else { return nil }
@@ -76,29 +92,29 @@ public enum Base64 {
 
     /// Appends the base64 of `bytes` (standard alphabet, padded) to `output`.
     public static func append(_ bytes: ArraySlice<UInt8>, to output: inout [UInt8]) {
-        let start = output.count
-        let length = (bytes.count + 2) / 3 * 4
-        output.append(contentsOf: repeatElement(UInt8(ascii: "="), count: length))
-        alphabet.withUnsafeBufferPointer { symbols in
-            bytes.withUnsafeBufferPointer { input in
-                output.withUnsafeMutableBufferPointer { out in
-                    var index = 0
-                    var position = start
-                    while index < input.count {
-                        let remaining = input.count - index
-                        let group =
-                            UInt32(input[index]) << 16
-                            | (remaining > 1 ? UInt32(input[index + 1]) << 8 : 0)
-                            | (remaining > 2 ? UInt32(input[index + 2]) : 0)
-                        out[position] = symbols[Int(group >> 18 & 0x3F)]
-                        out[position + 1] = symbols[Int(group >> 12 & 0x3F)]
-                        if remaining > 1 { out[position + 2] = symbols[Int(group >> 6 & 0x3F)] }
-                        if remaining > 2 { out[position + 3] = symbols[Int(group & 0x3F)] }
-                        index += 3
-                        position += 4
-                    }
-                }
-            }
+        JSONWriter.append(capacity: encodedCount(bytes.count), to: &output) { $0.putBase64(bytes) }
+    }
+
+    /// The length of the base64 of `count` bytes, padding included.
+    static func encodedCount(_ count: Int) -> Int { (count + 2) / 3 * 4 }
+
+    /// Writes the base64 of `input` to `output`, which has room for ``encodedCount(_:)`` bytes.
+    static func encode(_ input: UnsafeBufferPointer<UInt8>, to output: UnsafeMutablePointer<UInt8>) {
+        let symbol = alphabet.utf8Start
+        var index = 0
+        var position = 0
+        while index < input.count {
+            let remaining = input.count - index
+            let group =
+                UInt32(input[index]) << 16
+                | (remaining > 1 ? UInt32(input[index + 1]) << 8 : 0)
+                | (remaining > 2 ? UInt32(input[index + 2]) : 0)
+            output[position] = symbol[Int(group >> 18 & 0x3F)]
+            output[position + 1] = symbol[Int(group >> 12 & 0x3F)]
+            output[position + 2] = remaining > 1 ? symbol[Int(group >> 6 & 0x3F)] : UInt8(ascii: "=")
+            output[position + 3] = remaining > 2 ? symbol[Int(group & 0x3F)] : UInt8(ascii: "=")
+            index += 3
+            position += 4
         }
     }
 }

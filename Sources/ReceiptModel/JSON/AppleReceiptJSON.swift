@@ -22,15 +22,17 @@ public enum AppleReceiptJSON {
     /// Writes the `receipt` object as the next value of `writer`.
     public static func write(_ payload: ReceiptPayload, requestDate: ReceiptDate? = nil, to writer: inout JSONWriter) {
         writer.beginObject()
-        if let value = payload.receiptTypeBytes { writer.field("receipt_type", utf8: value) }
+        if let value = payload.receiptTypeBytes { writer.field("receipt_type" as StaticString, utf8: value) }
         if let value = payload.appItemID {
             writer.key("adam_id" as StaticString)
             writer.number(value)
             writer.key("app_item_id" as StaticString)
             writer.number(value)
         }
-        if let value = payload.bundleIDBytes { writer.field("bundle_id", utf8: value) }
-        if let value = payload.applicationVersionBytes { writer.field("application_version", utf8: value) }
+        if let value = payload.bundleIDBytes { writer.field("bundle_id" as StaticString, utf8: value) }
+        if let value = payload.applicationVersionBytes {
+            writer.field("application_version" as StaticString, utf8: value)
+        }
         if let value = payload.downloadID {
             writer.key("download_id" as StaticString)
             writer.number(value)
@@ -47,14 +49,14 @@ public enum AppleReceiptJSON {
             payload.originalPurchaseDate, "original_purchase_date", "original_purchase_date_ms",
             "original_purchase_date_pst", to: &writer)
         if let value = payload.originalApplicationVersionBytes {
-            writer.field("original_application_version", utf8: value)
+            writer.field("original_application_version" as StaticString, utf8: value)
         }
         writeDate(payload.expirationDate, "expiration_date", "expiration_date_ms", "expiration_date_pst", to: &writer)
         writer.key("in_app" as StaticString)
         writer.beginArray()
         for purchase in payload.inAppPurchases { write(purchase, to: &writer) }
         writer.endArray()
-        writeUnrendered(payload.attributes, rendered: AttributeSet.isRenderedTopLevel, to: &writer)
+        writeUnrendered(payload.encoded, rendered: AttributeSet.isRenderedTopLevel, to: &writer)
         writer.endObject()
     }
 
@@ -62,9 +64,11 @@ public enum AppleReceiptJSON {
     public static func write(_ purchase: InAppPurchase, to writer: inout JSONWriter) {
         writer.beginObject()
         if let value = purchase.quantity { writeNumberString("quantity", value, to: &writer) }
-        if let value = purchase.productIDBytes { writer.field("product_id", utf8: value) }
-        if let value = purchase.transactionIDBytes { writer.field("transaction_id", utf8: value) }
-        if let value = purchase.originalTransactionIDBytes { writer.field("original_transaction_id", utf8: value) }
+        if let value = purchase.productIDBytes { writer.field("product_id" as StaticString, utf8: value) }
+        if let value = purchase.transactionIDBytes { writer.field("transaction_id" as StaticString, utf8: value) }
+        if let value = purchase.originalTransactionIDBytes {
+            writer.field("original_transaction_id" as StaticString, utf8: value)
+        }
         writeDate(purchase.purchaseDate, "purchase_date", "purchase_date_ms", "purchase_date_pst", to: &writer)
         writeDate(
             purchase.originalPurchaseDate, "original_purchase_date", "original_purchase_date_ms",
@@ -81,57 +85,87 @@ public enum AppleReceiptJSON {
         if let value = purchase.isInIntroOfferPeriod {
             writeBooleanString("is_in_intro_offer_period", value, to: &writer)
         }
-        if let value = purchase.promotionalOfferIDBytes { writer.field("promotional_offer_id", utf8: value) }
-        writeUnrendered(purchase.attributes, rendered: AttributeSet.isRenderedInApp, to: &writer)
+        if let value = purchase.promotionalOfferIDBytes {
+            writer.field("promotional_offer_id" as StaticString, utf8: value)
+        }
+        writeUnrendered(purchase.encoded, rendered: AttributeSet.isRenderedInApp, to: &writer)
         writer.endObject()
     }
 
-    /// `name`, `name_ms` and `name_pst`, or nothing when the date is absent. Written straight into
-    /// the buffer: dates are most of a receipt's JSON, and three `String`s per date dominated.
+    /// `name`, `name_ms` and `name_pst`, or nothing when the date is absent. Dates are most of a receipt's
+    /// JSON: the three members are written in one append, from one conversion to UTC.
     static func writeDate(
         _ date: ReceiptDate?, _ name: StaticString, _ milliseconds: StaticString, _ pacific: StaticString,
         to writer: inout JSONWriter
     ) {
         guard let date else { return }
-        writer.key(name)
-        writer.string { date.appendAppleGMT(to: &$0) }
-        writer.key(milliseconds)
-        writer.string { JSONWriter.appendDecimal(date.millisecondsSince1970, to: &$0) }
-        writer.key(pacific)
-        writer.string { date.appendApplePacific(to: &$0) }
+        let keys: Int = name.utf8CodeUnitCount + milliseconds.utf8CodeUnitCount + pacific.utf8CodeUnitCount
+        // Per member: the key's two quotes and colon, the value's two quotes; two commas; the three values.
+        let values: Int = 2 * ReceiptDate.appleFormMaximumLength + 20
+        writer.members(capacity: keys + 3 * 5 + 2 + values) { chunk in
+            chunk.putKey(name)
+            chunk.put(UInt8(ascii: "\""))
+            chunk.putAppleGMTAndPacific(date) { chunk in
+                chunk.put(UInt8(ascii: "\""))
+                chunk.put(UInt8(ascii: ","))
+                chunk.putKey(milliseconds)
+                chunk.put(UInt8(ascii: "\""))
+                chunk.putDecimal(date.millisecondsSince1970)
+                chunk.put(UInt8(ascii: "\""))
+                chunk.put(UInt8(ascii: ","))
+                chunk.putKey(pacific)
+                chunk.put(UInt8(ascii: "\""))
+            }
+            chunk.put(UInt8(ascii: "\""))
+        }
     }
 
     /// Apple writes these integers as strings: `"quantity": "1"`.
     private static func writeNumberString(_ name: StaticString, _ value: Int64, to writer: inout JSONWriter) {
-        writer.key(name)
-        writer.string { JSONWriter.appendDecimal(value, to: &$0) }
+        writer.members(capacity: name.utf8CodeUnitCount + 5 + 20) { chunk in
+            chunk.putKey(name)
+            chunk.put(UInt8(ascii: "\""))
+            chunk.putDecimal(value)
+            chunk.put(UInt8(ascii: "\""))
+        }
     }
 
     /// Apple writes booleans as strings: `"is_trial_period": "false"`.
     private static func writeBooleanString(_ name: StaticString, _ value: Bool, to writer: inout JSONWriter) {
-        writer.key(name)
-        let text: StaticString = value ? "true" : "false"
-        writer.string { bytes in text.withUTF8Buffer { bytes.append(contentsOf: $0) } }
+        writer.members(capacity: name.utf8CodeUnitCount + 5 + 5) { chunk in
+            chunk.putKey(name)
+            chunk.put(value ? "\"true\"" : "\"false\"")
+        }
     }
 
+    /// `unknown_attributes`, when the SET `encoded` (already validated by the decoder) holds attributes that
+    /// `rendered` says Apple's JSON does not show. Walked in place: no list of attributes is made.
     private static func writeUnrendered(
-        _ attributes: [ReceiptAttribute], rendered: (Int64) -> Bool, to writer: inout JSONWriter
+        _ encoded: ArraySlice<UInt8>, rendered: (Int64) -> Bool, to writer: inout JSONWriter
     ) {
         var opened = false
-        for attribute in attributes where !rendered(attribute.type) {
+        try? AttributeWalker.forEach(inSetContent: encoded) { attribute in
+            guard !rendered(attribute.type) else { return }
             if !opened {
                 writer.key("unknown_attributes" as StaticString)
                 writer.beginArray()
                 opened = true
             }
-            writer.beginObject()
-            writer.key("type" as StaticString)
-            writer.number(attribute.type)
-            writer.key("version" as StaticString)
-            writer.number(attribute.version)
-            writer.key("value" as StaticString)
-            writer.string { Base64.append(attribute.value, to: &$0) }
-            writer.endObject()
+            // {"type":N,"version":N,"value":"base64"}: the keys, two numbers of at most 20 bytes, the value.
+            writer.members(capacity: 34 + 2 * 20 + Base64.encodedCount(attribute.value.count)) { chunk in
+                chunk.put(UInt8(ascii: "{"))
+                chunk.putKey("type")
+                chunk.putDecimal(attribute.type)
+                chunk.put(UInt8(ascii: ","))
+                chunk.putKey("version")
+                chunk.putDecimal(attribute.version)
+                chunk.put(UInt8(ascii: ","))
+                chunk.putKey("value")
+                chunk.put(UInt8(ascii: "\""))
+                chunk.putBase64(attribute.value)
+                chunk.put(UInt8(ascii: "\""))
+                chunk.put(UInt8(ascii: "}"))
+            }
         }
         if opened { writer.endArray() }
     }

@@ -15,8 +15,7 @@ public struct JSONWriter: Sendable {
     public var string: String { String(decoding: bytes, as: UTF8.self) }
 
     public mutating func beginObject() {
-        separate()
-        bytes.append(UInt8(ascii: "{"))
+        punctuation(UInt8(ascii: "{"))
         needsComma = false
     }
 
@@ -26,8 +25,7 @@ public struct JSONWriter: Sendable {
     }
 
     public mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
+        punctuation(UInt8(ascii: "["))
         needsComma = false
     }
 
@@ -46,18 +44,18 @@ public struct JSONWriter: Sendable {
 
     /// Writes an object key given as a literal, without creating a `String`.
     public mutating func key(_ name: StaticString) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        let comma = needsComma
+        appendChunk(capacity: name.utf8CodeUnitCount + 4) { chunk in
+            if comma { chunk.put(UInt8(ascii: ",")) }
+            chunk.putKey(name)
+        }
         needsComma = false
     }
 
     /// Writes a string value whose characters `write` appends directly to the buffer. The caller
     /// guarantees they need no escaping (digits, ASCII letters, spaces, `-`, `:`, `/`, `+`, `=`).
     public mutating func string(_ write: (inout [UInt8]) -> Void) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
+        punctuation(UInt8(ascii: "\""))
         write(&bytes)
         bytes.append(UInt8(ascii: "\""))
         needsComma = true
@@ -71,6 +69,10 @@ public struct JSONWriter: Sendable {
 
     /// Writes UTF-8 bytes as a JSON string; invalid UTF-8 is repaired with U+FFFD.
     public mutating func string(utf8 value: ArraySlice<UInt8>) {
+        if Self.isPlainASCII(value) {
+            members(capacity: value.count + 2) { chunk in chunk.putQuoted(plainASCII: value) }
+            return
+        }
         guard value.allSatisfy({ $0 < 0x80 }) else {
             string(String(decoding: value, as: UTF8.self))
             return
@@ -80,15 +82,44 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// `"name":"value"` in one append when the value is plain ASCII (as product and transaction ids are),
+    /// else as ``key(_:)-(StaticString)`` and ``string(utf8:)``.
+    mutating func field(_ name: StaticString, utf8 value: ArraySlice<UInt8>) {
+        guard Self.isPlainASCII(value) else {
+            key(name)
+            string(utf8: value)
+            return
+        }
+        members(capacity: name.utf8CodeUnitCount + 3 + value.count + 2) { chunk in
+            chunk.putKey(name)
+            chunk.putQuoted(plainASCII: value)
+        }
+    }
+
+    /// `true` when every byte is printable ASCII that JSON writes as it is: no control character, no
+    /// quote, no backslash, nothing past 0x7F.
+    static func isPlainASCII(_ value: ArraySlice<UInt8>) -> Bool {
+        value.withUnsafeBufferPointer { bytes in
+            var plain = true
+            for byte in bytes {
+                plain = plain && byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
+            }
+            return plain
+        }
+    }
+
     public mutating func number(_ value: Int64) {
-        separate()
-        appendDecimal(value)
+        let comma = needsComma
+        appendChunk(capacity: 21 + 1) { chunk in
+            if comma { chunk.put(UInt8(ascii: ",")) }
+            chunk.putDecimal(value)
+        }
         needsComma = true
     }
 
     public mutating func bool(_ value: Bool) {
         separate()
-        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+        bytes.append(contentsOf: value ? "true".utf8 : "false".utf8)
         needsComma = true
     }
 
@@ -102,6 +133,18 @@ public struct JSONWriter: Sendable {
     public mutating func raw(_ json: some Collection<UInt8>) {
         separate()
         bytes.append(contentsOf: json)
+        needsComma = true
+    }
+
+    /// Writes one or more members (or array elements) that `fill` writes whole, separators between them
+    /// included, as the next value: up to `capacity` bytes in one append. For the fixed-format runs that make
+    /// up most of a receipt's JSON, such as a date's three keys (see ``OutputChunk``).
+    mutating func members(capacity: Int, _ fill: (inout OutputChunk) -> Void) {
+        let comma = needsComma
+        appendChunk(capacity: capacity + 1) { chunk in
+            if comma { chunk.put(UInt8(ascii: ",")) }
+            fill(&chunk)
+        }
         needsComma = true
     }
 
@@ -133,47 +176,74 @@ public struct JSONWriter: Sendable {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
     }
 
+    /// `byte` after the separator the position needs: one append for both.
+    private mutating func punctuation(_ byte: UInt8) {
+        if needsComma {
+            appendChunk(capacity: 2) { chunk in
+                chunk.put(UInt8(ascii: ","))
+                chunk.put(byte)
+            }
+        } else {
+            bytes.append(byte)
+        }
+    }
+
+    /// Lets `fill` write up to `capacity` bytes straight into the buffer's spare capacity (grown geometrically
+    /// as `append` grows it), with no copy and no per-byte check of the array.
+    @inline(__always)
+    private mutating func appendChunk(capacity: Int, _ fill: (inout OutputChunk) -> Void) {
+        Self.append(capacity: capacity, to: &bytes, fill)
+    }
+
+    /// ``appendChunk(capacity:_:)`` for any byte array.
+    @inline(__always)
+    static func append(capacity: Int, to bytes: inout [UInt8], _ fill: (inout OutputChunk) -> Void) {
+        bytes.append(addingCapacity: capacity) { span in
+            span.withUnsafeMutableBufferPointer { buffer, initialized in
+                guard let base = buffer.baseAddress else { return }
+                var chunk = OutputChunk(base: base + initialized, capacity: buffer.count - initialized)
+                fill(&chunk)
+                initialized += chunk.count
+            }
+        }
+    }
+
     private mutating func appendQuoted(_ value: String) {
         var value = value
         value.withUTF8 { appendQuotedASCII($0[...]) }
     }
 
     /// Quotes UTF-8 bytes, escaping `"`, `\` and control characters (RFC 8259 §7). Bytes of
-    /// multi-byte characters pass through unchanged, so valid UTF-8 stays valid.
+    /// multi-byte characters pass through unchanged, so valid UTF-8 stays valid. Text with nothing to
+    /// escape, nearly all of it, is copied in one append.
     private mutating func appendQuotedASCII(_ value: some Collection<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in value {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hexDigits = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(hexDigits[Int(byte >> 4)])
-                bytes.append(hexDigits[Int(byte & 0x0F)])
-            default: bytes.append(byte)
-            }
+        if value.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            bytes.append(contentsOf: value)
+        } else {
+            for byte in value { appendEscaped(byte) }
         }
         bytes.append(UInt8(ascii: "\""))
     }
 
-    private mutating func appendDecimal(_ value: Int64) {
-        Self.appendDecimal(value, to: &bytes)
+    private mutating func appendEscaped(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
+        case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
+        case 0x0A: bytes.append(contentsOf: #"\n"#.utf8)
+        case 0x0D: bytes.append(contentsOf: #"\r"#.utf8)
+        case 0x09: bytes.append(contentsOf: #"\t"#.utf8)
+        case 0..<0x20:
+            let hexDigits: StaticString = "0123456789abcdef"
+            bytes.append(contentsOf: #"\u00"#.utf8)
+            bytes.append(hexDigits.utf8Start[Int(byte >> 4)])
+            bytes.append(hexDigits.utf8Start[Int(byte & 0x0F)])
+        default: bytes.append(byte)
+        }
     }
 
     /// Appends the decimal digits of `value` (with a leading `-` when negative) without creating a `String`.
     public static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var divisor: UInt64 = 1
-        while magnitude / divisor >= 10 { divisor *= 10 }
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor))
-            magnitude %= divisor
-            divisor /= 10
-        }
+        append(capacity: 21, to: &bytes) { $0.putDecimal(value) }
     }
 }

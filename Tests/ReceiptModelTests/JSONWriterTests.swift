@@ -1,0 +1,106 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ReceiptModel
+
+/// The writer's fast paths (members written in one append straight into the buffer) must write exactly what
+/// the plain forms write: numbers as `String(_:)` does, strings escaped as RFC 8259 requires, dates as the
+/// standalone Apple forms.
+struct JSONWriterTests {
+    @Test(arguments: [
+        Int64(0), 5, 9, 10, 11, 99, 100, 101, 999, 1000, 1234, 99_999, 1_575_982_498_000, 1_000_000_000_000_000_000,
+        Int64.max, Int64.max - 1, Int64.min, Int64.min + 1, -1, -9, -10, -99, -100, -12_345,
+    ])
+    func numbersAreWrittenAsTheirDecimalText(value: Int64) {
+        var writer = JSONWriter()
+        writer.beginArray()
+        writer.number(value)
+        writer.number(value)
+        writer.endArray()
+        #expect(writer.string == "[\(value),\(value)]")
+        var bytes: [UInt8] = [UInt8(ascii: "x")]
+        JSONWriter.appendDecimal(value, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "x\(value)")
+    }
+
+    @Test func randomNumbersAreWrittenAsTheirDecimalText() {
+        var generator = SplitMix64(seed: 11)
+        for _ in 0..<20_000 {
+            // Every digit count: shift a random value right by a random amount.
+            let value = Int64(bitPattern: generator.next()) >> (generator.next() % 64)
+            var writer = JSONWriter()
+            writer.number(value)
+            #expect(writer.string == String(value))
+        }
+    }
+
+    @Test(arguments: [
+        ("com.example.pro", #""com.example.pro""#),
+        ("", #""""#),
+        (#"a"b"#, #""a\"b""#),
+        (#"a\b"#, #""a\\b""#),
+        ("line\nbreak\ttab\rreturn", #""line\nbreak\ttab\rreturn""#),
+        ("\u{01}\u{1F}", #""\u0001\u001f""#),
+        ("café ✓", "\"café ✓\""),
+    ])
+    func stringsEscapeWhatJSONRequires(text: String, expected: String) throws {
+        for written in [Self.written { $0.string(text) }, Self.written { $0.string(utf8: Array(text.utf8)[...]) }] {
+            #expect(written == expected)
+            let decoded = try JSONSerialization.jsonObject(with: Data(written.utf8), options: .fragmentsAllowed)
+            #expect(decoded as? String == text)
+        }
+    }
+
+    @Test func invalidUTF8IsRepaired() {
+        #expect(Self.written { $0.string(utf8: [0x61, 0xFF, 0x62][...]) } == "\"a\u{FFFD}b\"")
+    }
+
+    @Test func fieldsWithAStaticNameMatchKeyThenValue() {
+        for value in ["plain.id-1", "needs \"escaping\"", "tab\there", "ünïcode"] {
+            let bytes = Array(value.utf8)[...]
+            let fast = Self.written { writer in
+                writer.beginObject()
+                writer.field("a" as StaticString, utf8: bytes)
+                writer.field("b" as StaticString, utf8: bytes)
+                writer.endObject()
+            }
+            let plain = Self.written { writer in
+                writer.beginObject()
+                writer.key("a")
+                writer.string(utf8: bytes)
+                writer.key("b")
+                writer.string(utf8: bytes)
+                writer.endObject()
+            }
+            #expect(fast == plain)
+        }
+    }
+
+    /// A date's three members, written in one append from one UTC conversion, equal the standalone forms at
+    /// random instants over the whole range a `ReceiptDate` holds, and at its two ends.
+    @Test func datesInOneAppendMatchTheStandaloneForms() throws {
+        var generator = SplitMix64(seed: 3)
+        let range = ReceiptDate.representableMilliseconds
+        let span = UInt64(range.upperBound - range.lowerBound)
+        var instants = [range.lowerBound, range.upperBound, 0, -1, 1_575_982_498_000]
+        for _ in 0..<20_000 { instants.append(range.lowerBound + Int64(generator.next() % span)) }
+        for milliseconds in instants {
+            let date = try #require(ReceiptDate(millisecondsSince1970: milliseconds))
+            let written = Self.written { writer in
+                writer.beginObject()
+                AppleReceiptJSON.writeDate(date, "d", "d_ms", "d_pst", to: &writer)
+                writer.endObject()
+            }
+            let expected =
+                #"{"d":"\#(date.appleGMTString)","d_ms":"\#(milliseconds)","d_pst":"\#(date.applePacificString)"}"#
+            #expect(written == expected)
+        }
+    }
+
+    static func written(_ write: (inout JSONWriter) -> Void) -> String {
+        var writer = JSONWriter(capacity: 0)
+        write(&writer)
+        return writer.string
+    }
+}
