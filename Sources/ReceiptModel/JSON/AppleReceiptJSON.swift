@@ -14,13 +14,21 @@ public enum AppleReceiptJSON {
     /// - Parameter requestDate: rendered as `request_date*` when given (the time the request was
     ///   answered; a receipt does not contain it).
     public static func render(_ payload: ReceiptPayload, requestDate: ReceiptDate? = nil) -> [UInt8] {
-        var writer = JSONWriter(capacity: 1024 + payload.inAppPurchases.count * 900)
+        var writer = JSONWriter(capacity: 1024 + payload.inAppPurchases.count * typicalEntrySize)
         write(payload, requestDate: requestDate, to: &writer)
         return writer.bytes
     }
 
+    /// About how many bytes one `in_app` entry takes (real ones: 700 to 1,100), for reserving buffers.
+    public static let typicalEntrySize = 1100
+
     /// Writes the `receipt` object as the next value of `writer`.
-    public static func write(_ payload: ReceiptPayload, requestDate: ReceiptDate? = nil, to writer: inout JSONWriter) {
+    /// - Parameter rendered: the payload's `in_app` entries already rendered (``RenderedPurchases``), to copy
+    ///   instead of rendering them here.
+    public static func write(
+        _ payload: ReceiptPayload, requestDate: ReceiptDate? = nil, rendered: RenderedPurchases? = nil,
+        to writer: inout JSONWriter
+    ) {
         writer.beginObject()
         if let value = payload.receiptTypeBytes { writer.field("receipt_type" as StaticString, utf8: value) }
         if let value = payload.appItemID {
@@ -53,11 +61,24 @@ public enum AppleReceiptJSON {
         }
         writeDate(payload.expirationDate, "expiration_date", "expiration_date_ms", "expiration_date_pst", to: &writer)
         writer.key("in_app" as StaticString)
-        writer.beginArray()
-        for purchase in payload.inAppPurchases { write(purchase, to: &writer) }
-        writer.endArray()
+        write(payload.inAppPurchases, reusing: rendered, to: &writer)
         writeUnrendered(payload.encoded, rendered: AttributeSet.isRenderedTopLevel, to: &writer)
         writer.endObject()
+    }
+
+    /// Writes `purchases` as an array of `in_app` entries, copying those that `rendered` already holds.
+    public static func write(
+        _ purchases: [InAppPurchase], reusing rendered: RenderedPurchases?, to writer: inout JSONWriter
+    ) {
+        writer.beginArray()
+        for purchase in purchases {
+            if let entry = rendered?.entry(for: purchase) {
+                writer.raw(entry)
+            } else {
+                write(purchase, to: &writer)
+            }
+        }
+        writer.endArray()
     }
 
     /// Writes one `in_app` entry.

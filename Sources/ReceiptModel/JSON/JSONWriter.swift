@@ -136,6 +136,12 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// Makes the next value start without a separator, as the first of a container's would: for writing
+    /// values that stand alone one after another (``RenderedPurchases``).
+    mutating func startWithoutSeparator() {
+        needsComma = false
+    }
+
     /// Writes one or more members (or array elements) that `fill` writes whole, separators between them
     /// included, as the next value: up to `capacity` bytes in one append. For the fixed-format runs that make
     /// up most of a receipt's JSON, such as a date's three keys (see ``OutputChunk``).

@@ -47,9 +47,18 @@ public enum LatestReceiptInfo {
     }
 
     /// Writes the array as the next value of `writer`, each entry exactly as an `in_app` entry.
-    public static func write(_ purchases: [InAppPurchase], to writer: inout JSONWriter) {
-        writer.beginArray()
-        for purchase in purchases { AppleReceiptJSON.write(purchase, to: &writer) }
-        writer.endArray()
+    /// - Parameter rendered: the receipt's `in_app` entries already rendered, to copy instead of rendering.
+    public static func write(
+        _ purchases: [InAppPurchase], reusing rendered: RenderedPurchases? = nil, to writer: inout JSONWriter
+    ) {
+        AppleReceiptJSON.write(purchases, reusing: rendered, to: &writer)
+    }
+
+    /// The payload's `in_app` entries rendered once, when an answer that lists `latest` after them would
+    /// otherwise render enough of them twice for reuse to pay (``RenderedPurchases/pays(repeated:of:)``).
+    public static func renderedOnce(_ payload: ReceiptPayload, latest: [InAppPurchase]?) -> RenderedPurchases? {
+        let total = payload.inAppPurchases.count
+        guard let latest, RenderedPurchases.pays(repeated: latest.count, of: total) else { return nil }
+        return RenderedPurchases(payload.inAppPurchases)
     }
 }

@@ -78,14 +78,18 @@ public enum VerdictJSON {
         writer.field("request_date_ms", String(requestDate.millisecondsSince1970))
         writeReasons(verdict.reasons, to: &writer)
         writeChain(verdict.chain, to: &writer)
-        writeReceipt(
-            verdict.receipt, error: verdict.decodingError, requestDate: requestDate, detail: false, to: &writer)
+        var latest: [InAppPurchase] = []
+        var rendered: RenderedPurchases?
         if case .appReceipt(let receipt)? = verdict.receipt {
-            let latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: excludeOldTransactions)
-            if !latest.isEmpty {
-                writer.key("latest_receipt_info")
-                LatestReceiptInfo.write(latest, to: &writer)
-            }
+            latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: excludeOldTransactions)
+            rendered = LatestReceiptInfo.renderedOnce(receipt.payload, latest: latest)
+        }
+        writeReceipt(
+            verdict.receipt, error: verdict.decodingError, requestDate: requestDate, detail: false,
+            rendered: rendered, to: &writer)
+        if !latest.isEmpty {
+            writer.key("latest_receipt_info")
+            LatestReceiptInfo.write(latest, reusing: rendered, to: &writer)
         }
         if result.decidedBy == .remote, let response = result.appleResponse {
             writer.key("apple_response")
@@ -122,13 +126,13 @@ public enum VerdictJSON {
     /// verifyReceipt shows them), or `"error":{"code","message"[,"detail"]}` when there is no receipt.
     static func writeReceipt(
         _ receipt: ReceiptInput?, error: ReceiptError?, requestDate: ReceiptDate?, detail: Bool,
-        to writer: inout JSONWriter
+        rendered: RenderedPurchases? = nil, to writer: inout JSONWriter
     ) {
         switch (receipt, error) {
         case (.appReceipt(let receipt)?, _):
             writer.field("kind", "app_receipt")
             writer.key("receipt")
-            AppleReceiptJSON.write(receipt.payload, requestDate: requestDate, to: &writer)
+            AppleReceiptJSON.write(receipt.payload, requestDate: requestDate, rendered: rendered, to: &writer)
         case (.iOS6(let receipt)?, _):
             writer.field("kind", "ios6_transaction_receipt")
             writer.key("receipt")

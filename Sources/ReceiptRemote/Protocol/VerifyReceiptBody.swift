@@ -27,15 +27,17 @@ public enum VerifyReceiptBody {
         latestReceiptInfo: [InAppPurchase]?, latestReceipt: [UInt8]?
     ) -> [UInt8] {
         let purchases = payload.inAppPurchases.count + (latestReceiptInfo?.count ?? 0)
-        var writer = JSONWriter(capacity: 1024 + purchases * 900 + (latestReceipt?.count ?? 0))
+        var writer = JSONWriter(
+            capacity: 1024 + purchases * AppleReceiptJSON.typicalEntrySize + (latestReceipt?.count ?? 0))
+        let rendered = LatestReceiptInfo.renderedOnce(payload, latest: latestReceiptInfo)
         writer.beginObject()
         writer.field("status", 0)
         writer.field("environment", environment)
         writer.key("receipt")
-        AppleReceiptJSON.write(payload, requestDate: requestDate, to: &writer)
+        AppleReceiptJSON.write(payload, requestDate: requestDate, rendered: rendered, to: &writer)
         if let latestReceiptInfo {
             writer.key("latest_receipt_info")
-            LatestReceiptInfo.write(latestReceiptInfo, to: &writer)
+            LatestReceiptInfo.write(latestReceiptInfo, reusing: rendered, to: &writer)
         }
         if let latestReceipt {
             writer.field("latest_receipt", utf8: latestReceipt[...])
