@@ -1,5 +1,6 @@
-import ReceiptModel
 import Testing
+
+@testable import ReceiptModel
 
 /// The package's one JSON reader: both modes read the same grammar, keep byte ranges and bytes exactly,
 /// and turn every malformed or hostile body into a `Failure`, never a trap.
@@ -40,6 +41,27 @@ import Testing
         #expect(members[2].value == .bool(false))
         #expect(members[3].value == .null)
         #expect(members[4].value == .composite)
+    }
+
+    /// A string's plain run is scanned eight bytes at a time: a quote, backslash or control character at any
+    /// offset of a word, in a run of any length, still ends it where it is.
+    @Test func everyPositionOfARunEndsAtItsFirstSpecialByte() throws {
+        for length in 0..<40 {
+            for (special, ends) in [(#"\""#, "\""), (#"\\"#, "\\"), (#"\/"#, "/"), ("é", "é")] {
+                let plain = String(repeating: "A", count: length)
+                let members = try Self.flat(#"{"s":""# + plain + special + "B" + plain + #""}"#)
+                #expect(members.first?.value == .string(Array((plain + ends + "B" + plain).utf8)), "length \(length)")
+            }
+            let control = #"{"s":""# + String(repeating: "A", count: length) + "\u{1}" + #""}"#
+            #expect(throws: JSONReader.Failure.self, "length \(length)") { try Self.flat(control) }
+        }
+        #expect(JSONReader.mayEndPlainRun(0x4141_4141_4141_4141) == false)
+        for byte in [0x00, 0x1F, 0x22, 0x5C] as [UInt64] {
+            for shift in stride(from: 0, to: 64, by: 8) {
+                let word = (0x4141_4141_4141_4141 & ~(0xFF << UInt64(shift))) | byte << UInt64(shift)
+                #expect(JSONReader.mayEndPlainRun(word), "byte \(byte) at bit \(shift)")
+            }
+        }
     }
 
     @Test func escapesAndSurrogatePairsDecodeToUTF8() throws {

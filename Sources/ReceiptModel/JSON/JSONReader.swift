@@ -231,6 +231,14 @@ package struct JSONReader {
         // receipt-data is one such run of several kilobytes.
         index = bytes.withUnsafeBufferPointer { buffer in
             var position = start
+            // Eight bytes at a time while none of them can end the run, then byte by byte.
+            if let base = buffer.baseAddress {
+                while position + 8 <= buffer.count {
+                    let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+                    guard !Self.mayEndPlainRun(word) else { break }
+                    position += 8
+                }
+            }
             while position < buffer.count {
                 let byte = buffer[position]
                 if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
@@ -273,6 +281,19 @@ package struct JSONReader {
                 if keeping { output.append(byte) }
             }
         }
+    }
+
+    /// Whether any byte of `word` is a quote, a backslash or below 0x20: the bytes that end a string's plain run.
+    /// Exact in the "none" direction, which is the one relied on: a word for which this is `false` holds none.
+    @inline(__always)
+    static func mayEndPlainRun(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        // A byte below n (n <= 0x80) sets its high bit in (word - n * ones) & ~word (bit-twiddling's "hasless").
+        func hasByteBelow(_ value: UInt64, _ n: UInt64) -> Bool { (value &- ones &* n) & ~value & highs != 0 }
+        // A byte equal to b becomes zero after XOR with b in every byte: below 1.
+        return hasByteBelow(word, 0x20) || hasByteBelow(word ^ (ones &* 0x22), 1)
+            || hasByteBelow(word ^ (ones &* 0x5C), 1)
     }
 
     /// The escapes that stand for one byte: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`.
