@@ -49,6 +49,8 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // glibc's <malloc.h> (mallopt), which Swift's Glibc module leaves out; the server tunes malloc at start.
+        .systemLibrary(name: "CMalloc"),
         // Zero-copy BER/DER reader (and the small DER writer the forge uses). No Foundation.
         .target(name: "BER", swiftSettings: swiftSettings),
         // PKCS#7 SignedData, the receipt payload, and verifyReceipt-shaped JSON. No C, no network.
@@ -111,6 +113,7 @@ let package = Package(
                 "ReceiptServer", "ReceiptRemote", "ReceiptModel", "ReceiptVerification",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
