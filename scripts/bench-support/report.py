@@ -5,7 +5,8 @@
 
 WORKDIR holds: run.env (KEY=VALUE lines: machine, versions, commands), suites.jmh.json (package-benchmark's
 JMH export of the stored baseline), thresholds.txt and thresholds.rc (`benchmark thresholds check`),
-verify-bench.md, and when they ran, loadtest.md (what scripts/loadtest wrote) and compare.json (compare.py).
+verify-bench.md, and when they ran, loadtest.md (what scripts/loadtest wrote), compare.json (compare.py) and
+e2e.md and e2e.json (scripts/bench-e2e).
 A hand-written section of the previous report (from a line `<!-- analysis -->` to the end, in previous.md) is
 kept at the end.
 """
@@ -189,6 +190,17 @@ if loadtest:
         emit(f"- **Server load test** (wrk over loopback, {env.get('loadtest_seconds')} s, server and wrk sharing 2 "
              f"cores): {cells[3]} requests/s for the 6 KB receipt, p99 {cells[6]} ms, {cells[8]} errors.")
 
+e2e = json.loads(read("e2e.json", "null") or "null")
+if e2e:
+    two = e2e["verify_local"]["2"]["per_second"]
+    small_server = e2e["server"]["6 KB"]
+    large_server = e2e["server"]["79 KB"]
+    emit(f"- **End to end**, against `openssl speed rsa2048` at {e2e['rsa']:,.0f} verify/s on one core in the same "
+         f"run: verify-local over 2,000 distinct receipts on both cores {two:,.0f}/s (**{two / e2e['rsa']:.0%}**); "
+         f"receipt-server under wrk -t2 -c64, 6 KB: {small_server['rps']:,.0f} requests/s "
+         f"(**{small_server['rps'] / e2e['rsa']:.0%}**, p99 {small_server['p99_ms']:.1f} ms, "
+         f"{small_server['errors']} errors), 79 KB: {large_server['rps']:,.0f} requests/s.")
+
 compare = json.loads(read("compare.json", "null") or "null")
 if compare:
     best = {}
@@ -207,7 +219,8 @@ emit(f"- cores (nproc): {env.get('nproc')}; CPU: {env.get('cpu')}; memory: {env.
      f"kernel: {env.get('kernel')}")
 emit(f"- load average (1/5/15 min) before the run: {env.get('load_before')}; after: {env.get('load_after')}; "
      "1-minute load as each stage started: "
-     + ", ".join(f"{stage} {env[f'load_at_{stage}']}" for stage in ("suites", "verify_bench", "loadtest", "comparison")
+     + ", ".join(f"{stage} {env[f'load_at_{stage}']}" for stage in ("suites", "verify_bench", "loadtest", "comparison",
+                                                                     "e2e")
                  if f"load_at_{stage}" in env))
 emit(f"- {env.get('swift')}")
 emit(f"- OpenSSL: libcrypto {env.get('libcrypto')} (linked by the suites); CLI: {env.get('openssl_cli')}")
@@ -328,6 +341,17 @@ else:
     emit("Skipped (`BENCH_LOADTEST_SECONDS=0`).")
 emit("")
 
+emit("## End to end")
+emit("")
+if e2e:
+    emit("What users run, as whole processes: `scripts/bench-e2e` (stage 5 of scripts/bench). Ratios are to one "
+         "core's RSA-2048 verify rate from `openssl speed`, measured in the same run.")
+    emit("")
+    emit((read("e2e.md", "") or "").strip())
+else:
+    emit("Skipped (`BENCH_E2E_SECONDS=0`).")
+emit("")
+
 emit("## Comparison with what a user would use instead")
 emit("")
 if compare:
@@ -400,6 +424,7 @@ emit(f"- load test: `LOADTEST_DURATION={env.get('loadtest_seconds')} scripts/loa
 emit(f"- comparison: `python3 -m venv {env.get('venv')}`, `pip install apple-purchase-receipt-verifier "
      "app-store-server-library`, `scripts/bench-support/compare.py --receipt small=… --receipt large=… --ca-pem "
      f"ROOT.pem --seconds {env.get('compare_seconds')}`")
+emit(f"- end to end: `scripts/bench-e2e --seconds {env.get('e2e_seconds')}`")
 emit("- report: `scripts/bench-support/report.py`; thresholds after a deliberate change: "
      "`scripts/bench-support/update-thresholds` (mallocCountTotal from the stored baseline), then commit "
      "`Benchmarks/Thresholds`")
