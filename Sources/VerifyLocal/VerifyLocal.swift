@@ -27,9 +27,14 @@ struct VerifyLocal: AsyncParsableCommand {
             valid and invalid verdicts never are. Each result says whether it was decided locally or
             remotely. The shared secret comes from --password or $RECEIPT_SHARED_SECRET.
 
+            Symbolic links are followed, to files and folders; a link back to a folder on its own path
+            (a loop) is not followed, and a line on standard error says so.
+
             Exit status: 0 when every input is valid (with --decode-only: decoded), 1 when any is
-            invalid or undecodable, 2 when none is invalid but some are inconclusive, 64 for a usage
-            error.
+            invalid, undecodable or unreadable (a file, or a folder inside an input), 2 when none is
+            invalid but some are inconclusive, 64 for a usage error, 66 when there is nothing to
+            verify (an empty folder, or folders with no receipt files: a line on standard error says
+            so).
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -60,12 +65,21 @@ struct VerifyLocal: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let sources = try InputSource.expand(inputs)
+        let expansion = try InputSource.expand(inputs)
+        for note in expansion.notes { Self.printError("verify-local: \(note.message)") }
+        let sources = expansion.sources
+        guard !sources.isEmpty else {
+            let extensions = InputSource.receiptExtensions.sorted().map { "." + $0 }.joined(separator: " ")
+            Self.printError(
+                "verify-local: nothing to verify: no receipt files in the inputs (folders are searched for \(extensions))"
+            )
+            throw ExitCode(Self.nothingToVerifyStatus)
+        }
         // `--at now` is one instant for the whole run, read here, so every file is judged at the same time.
         let startedAt = ReceiptDate.systemNow()
         let verifier = decodeOnly ? nil : try verification.makeVerifier(clock: { startedAt })
         let fallback = try verifier.flatMap { try remote.makeFallbackVerifier(verifier: $0) }
-        var anyInvalid = false
+        var anyInvalid = expansion.notes.contains { $0.failsTheRun }
         var anyInconclusive = false
         for source in sources {
             let report: ReceiptReport
@@ -88,5 +102,13 @@ struct VerifyLocal: AsyncParsableCommand {
         }
         if anyInvalid { throw ExitCode(1) }
         if anyInconclusive { throw ExitCode(2) }
+    }
+
+    /// The exit status of a run that found nothing to verify: sysexits' EX_NOINPUT, beside the usage error's
+    /// EX_USAGE (64), so a script can tell "no receipts" from "bad receipts" (1) and a mistyped flag.
+    static let nothingToVerifyStatus: Int32 = 66
+
+    static func printError(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }
