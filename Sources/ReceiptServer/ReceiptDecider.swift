@@ -10,8 +10,15 @@ public protocol ReceiptDecider: Sendable {
 
     /// The local verifier's chain-cache counters, for `/metrics`.
     var cacheStatistics: ChainCacheStatistics { get }
+
+    /// The policy applied to a request that names none: the operator's. A route may only narrow it (a
+    /// `/v1/verify` `device_id` adds a device check to it), never replace it.
+    var policy: ReceiptPolicy { get }
 }
 
 extension FallbackVerifier: ReceiptDecider {
     public var cacheStatistics: ChainCacheStatistics { verifier.cacheStatistics }
+
+    /// The local verifier's configured policy.
+    public var policy: ReceiptPolicy { verifier.configuration.policy }
 }

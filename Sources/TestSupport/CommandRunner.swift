@@ -25,13 +25,17 @@ public struct CommandRunner {
         executable = SharedTestData.executable(name)
     }
 
-    /// - Parameter environment: variables added to (or replacing) the test runner's own.
-    public func run(_ arguments: [String], standardInput: Data? = nil, environment: [String: String] = [:]) throws
-        -> Outcome
-    {
+    /// - Parameters:
+    ///   - environment: variables added to (or replacing) the test runner's own.
+    ///   - directory: the working directory; the test runner's own by default.
+    public func run(
+        _ arguments: [String], standardInput: Data? = nil, environment: [String: String] = [:],
+        in directory: URL? = nil
+    ) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }

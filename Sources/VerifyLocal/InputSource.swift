@@ -1,12 +1,20 @@
 import ArgumentParser
-import Foundation
 import ReceiptModel
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// One receipt to process: a file, or standard input.
-struct InputSource {
+struct InputSource: Sendable {
     /// The name shown in reports: the path as given or found, or `-`.
     let name: String
-    let url: URL?
+    /// The file to read; `nil` for standard input.
+    let path: String?
 
     /// File name endings taken from folders; anything else in a folder (READMEs, JSON, keys) is
     /// skipped. Files named explicitly are always read.
@@ -14,61 +22,53 @@ struct InputSource {
         "receipt", "der", "p7", "p7m", "p7s", "pkcs7", "bin", "b64", "base64", "txt",
     ]
 
-    /// Expands command-line inputs: folders recursively in path order, hidden entries skipped.
-    static func expand(_ inputs: [String]) throws -> [InputSource] {
+    /// The length of the longest of ``receiptExtensions``.
+    static let longestReceiptExtension = receiptExtensions.map(\.utf8.count).max() ?? 0
+
+    /// What the command-line inputs expand to.
+    struct Expansion {
         var sources: [InputSource] = []
-        for input in inputs {
-            if input == "-" {
-                sources.append(InputSource(name: "-", url: nil))
-                continue
-            }
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
-                throw ValidationError("no such file or folder: \(input)")
-            }
-            guard isDirectory.boolValue else {
-                sources.append(InputSource(name: input, url: URL(fileURLWithPath: input)))
-                continue
-            }
-            let root = URL(fileURLWithPath: input, isDirectory: true)
-            guard
-                let walker = FileManager.default.enumerator(
-                    at: root, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
-            else { throw ValidationError("cannot read the folder \(input)") }
-            var found: [String] = []
-            for case let url as URL in walker where receiptExtensions.contains(url.pathExtension.lowercased()) {
-                let isFile = (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) ?? false
-                if isFile {
-                    let relative = url.path.dropFirst(root.path.count).drop { $0 == "/" }
-                    found.append((input.hasSuffix("/") ? input : input + "/") + relative)
-                }
-            }
-            sources += found.sorted().map { InputSource(name: $0, url: URL(fileURLWithPath: $0)) }
-        }
-        return sources
+        /// Lines for standard error: folders with no receipt files, links not followed, unreadable folders.
+        var notes: [FolderWalk.Note] = []
     }
 
-    /// Reads the bytes, refusing files larger than any receipt input can be.
-    func read() throws(ReceiptError) -> [UInt8] {
-        let limit = ReceiptInput.maximumInputSize
-        let handle: FileHandle
-        if let url {
-            do { handle = try FileHandle(forReadingFrom: url) } catch {
-                throw ReceiptError(.unreadableInput, "cannot open \(name): \(error.localizedDescription)")
+    /// Expands command-line inputs: folders recursively in path order (``FolderWalk``), files and `-` as they are.
+    /// - Throws: `ValidationError` (a usage error) for an input that does not exist or a folder that cannot
+    ///   be opened.
+    static func expand(_ inputs: [String]) throws -> Expansion {
+        var expansion = Expansion()
+        for input in inputs {
+            if input == "-" {
+                expansion.sources.append(InputSource(name: "-", path: nil))
+                continue
             }
-        } else {
-            handle = FileHandle.standardInput
+            // stat follows links: a link to a folder named on the command line is that folder.
+            var info = stat()
+            guard stat(input, &info) == 0 else {
+                let error = POSIXErrorNumber.current
+                throw ValidationError(
+                    error.value == ENOENT ? "no such file or folder: \(input)" : "cannot read \(input): \(error)")
+            }
+            guard info.st_mode & S_IFMT == S_IFDIR else {
+                expansion.sources.append(InputSource(name: input, path: input))
+                continue
+            }
+            switch FolderWalk.files(under: input) {
+            case .failure(let error):
+                throw ValidationError("cannot read the folder \(input): \(error)")
+            case .success(let walk):
+                expansion.notes += walk.notes
+                if walk.files.isEmpty {
+                    expansion.notes.append(FolderWalk.Note(message: "no receipt files in \(input)", failsTheRun: false))
+                }
+                expansion.sources += walk.files.map { InputSource(name: $0, path: $0) }
+            }
         }
-        defer { if url != nil { try? handle.close() } }
-        // Read one byte past the limit so an oversized input is detected without reading it all.
-        let data: Data?
-        do { data = try handle.read(upToCount: limit + 1) } catch {
-            throw ReceiptError(.unreadableInput, "cannot read \(name): \(error.localizedDescription)")
-        }
-        let bytes = [UInt8](data ?? Data())
-        guard bytes.count <= limit else {
-            throw ReceiptError(.tooLarge, "\(name) is larger than \(limit) bytes")
-        }
-        return bytes
+        return expansion
+    }
+
+    /// Reads the bytes, once, refusing inputs larger than any receipt input can be (``ReceiptInput/maximumInputSize``).
+    func read() throws(ReceiptError) -> [UInt8] {
+        try InputFile.read(path: path, name: name, limit: ReceiptInput.maximumInputSize)
     }
 }

@@ -68,6 +68,24 @@ struct ReceiptReport {
 
     var failed: Bool { error != nil }
 
+    /// A report as written out, and what it counts for in the exit status.
+    struct Rendered: Sendable {
+        /// The text report or the JSON line, with its line ending.
+        let text: String
+        let outcome: Verdict.Outcome?
+        let failed: Bool
+    }
+
+    /// The report in `format`, made where the receipt was verified (so rendering, too, runs on every core).
+    func rendered(as format: VerifyLocal.Format) -> Rendered {
+        let text: String
+        switch format {
+        case .text: text = self.text
+        case .json: text = jsonLine + "\n"
+        }
+        return Rendered(text: text, outcome: outcome, failed: failed)
+    }
+
     /// One JSON line (``VerdictJSON/report(file:_:attributed:receipt:error:)``).
     var jsonLine: String {
         VerdictJSON.report(file: name, result, attributed: attributed, receipt: receipt, error: error)

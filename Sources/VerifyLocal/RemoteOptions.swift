@@ -85,8 +85,11 @@ struct RemoteOptions: ParsableArguments {
         }
     }
 
-    /// The per-receipt request; "now" is read here, in the command, for --current-subscription.
-    func request(now: () -> ReceiptDate) -> FallbackRequest {
-        FallbackRequest(password: sharedSecret, subscriptionStateAt: currentSubscription ? now() : nil)
+    /// Makes the per-receipt request, from any task; "now" is read there, in the command, for
+    /// --current-subscription.
+    func requestMaker(now: @escaping @Sendable () -> ReceiptDate) -> @Sendable () -> FallbackRequest {
+        let password = sharedSecret
+        let asksCurrentState = currentSubscription
+        return { FallbackRequest(password: password, subscriptionStateAt: asksCurrentState ? now() : nil) }
     }
 }

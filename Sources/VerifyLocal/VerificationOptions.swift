@@ -38,7 +38,9 @@ struct VerificationOptions: ParsableArguments {
 
     @Option(
         name: .customLong("device-id"),
-        help: ArgumentHelp("Require the receipt's device hash to match this identifier.", valueName: "hex|uuid"))
+        help: ArgumentHelp(
+            "Require the receipt's device hash to match this device: an iOS identifierForVendor (32 hex digits or a UUID) or a Mac's MAC address (12 hex digits, aa:bb:cc:dd:ee:ff or aa-bb-cc-dd-ee-ff).",
+            valueName: "uuid|mac"))
     var deviceID: String?
 
     /// Parses the validation time; with `now`, the verifier reads the clock it is given once per receipt.
@@ -80,7 +82,9 @@ struct VerificationOptions: ParsableArguments {
         policy.minimumAppVersion = minimumAppVersion
         if let deviceID {
             guard let identifier = DeviceIdentifier(deviceID) else {
-                throw ValidationError("--device-id takes 32 hex digits or a UUID")
+                throw ValidationError(
+                    "--device-id takes an iOS identifier (32 hex digits or a UUID) or a Mac's MAC address (12 hex digits or aa:bb:cc:dd:ee:ff), not \(deviceID)"
+                )
             }
             policy.deviceIdentifier = identifier
         }

@@ -4,6 +4,14 @@ import ReceiptModel
 import ReceiptRemote
 import ReceiptVerification
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `verify-local`: decodes (and verifies) App Store receipts from files, folders or standard input.
 // The availability makes ArgumentParser pick the asynchronous entry point on every platform.
 @available(macOS 10.15, *)
@@ -27,9 +35,16 @@ struct VerifyLocal: AsyncParsableCommand {
             valid and invalid verdicts never are. Each result says whether it was decided locally or
             remotely. The shared secret comes from --password or $RECEIPT_SHARED_SECRET.
 
+            Inputs are verified --jobs at a time (by default as many as there are cores); reports are
+            written in input order, folders' files in path order. Symbolic links are followed, to files
+            and folders; a link back to a folder on its own path (a loop) is not followed, and a line on
+            standard error says so.
+
             Exit status: 0 when every input is valid (with --decode-only: decoded), 1 when any is
-            invalid or undecodable, 2 when none is invalid but some are inconclusive, 64 for a usage
-            error.
+            invalid, undecodable or unreadable (a file, or a folder inside an input), 2 when none is
+            invalid but some are inconclusive, 64 for a usage error, 66 when there is nothing to
+            verify (an empty folder, or folders with no receipt files: a line on standard error says
+            so), 74 when the reports cannot be written.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -46,6 +61,13 @@ struct VerifyLocal: AsyncParsableCommand {
     @Flag(help: "Only decode; do not verify signatures or chains.")
     var decodeOnly = false
 
+    @Option(
+        name: [.customShort("j"), .long],
+        help: ArgumentHelp(
+            "Verify this many receipts at once (1 to \(Self.maximumJobs); default: the number of active cores). Reports are written in input order whatever the number.",
+            valueName: "n"))
+    var jobs: Int?
+
     @OptionGroup(title: "Verification")
     var verification: VerificationOptions
 
@@ -54,39 +76,83 @@ struct VerifyLocal: AsyncParsableCommand {
 
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one file, folder or -") }
+        if let jobs, !(1...Self.maximumJobs).contains(jobs) {
+            throw ValidationError("--jobs takes a number from 1 to \(Self.maximumJobs), not \(jobs)")
+        }
         if decodeOnly && remote.isEnabled {
             throw ValidationError("--decode-only and the remote flags exclude each other")
         }
     }
 
     func run() async throws {
-        let sources = try InputSource.expand(inputs)
+        let expansion = try InputSource.expand(inputs)
+        var standardError = OutputBuffer(descriptor: STDERR_FILENO, flushesEveryReport: true)
+        for note in expansion.notes { try? standardError.append("verify-local: \(note.message)\n") }
+        let sources = expansion.sources
+        guard !sources.isEmpty else {
+            let extensions = InputSource.receiptExtensions.sorted().map { "." + $0 }.joined(separator: " ")
+            try? standardError.append(
+                "verify-local: nothing to verify: no receipt files in the inputs (folders are searched for \(extensions))\n"
+            )
+            throw ExitCode(Self.nothingToVerifyStatus)
+        }
         // `--at now` is one instant for the whole run, read here, so every file is judged at the same time.
         let startedAt = ReceiptDate.systemNow()
         let verifier = decodeOnly ? nil : try verification.makeVerifier(clock: { startedAt })
         let fallback = try verifier.flatMap { try remote.makeFallbackVerifier(verifier: $0) }
-        var anyInvalid = false
-        var anyInconclusive = false
-        for source in sources {
-            let report: ReceiptReport
-            if let fallback {
-                report = await ReceiptReport(
-                    source: source, fallback: fallback, request: remote.request(now: ReceiptDate.systemNow))
-            } else {
-                report = ReceiptReport(source: source, verifier: verifier)
+        let format = format
+        let work: @Sendable (Int) async -> ReceiptReport.Rendered
+        if let fallback {
+            let makeRequest = remote.requestMaker(now: ReceiptDate.systemNow)
+            work = { index in
+                await ReceiptReport(source: sources[index], fallback: fallback, request: makeRequest()).rendered(
+                    as: format)
             }
+        } else {
+            work = { index in ReceiptReport(source: sources[index], verifier: verifier).rendered(as: format) }
+        }
+
+        // Reports are written in input order, in batches (each as it comes with the remote fallback, whose
+        // answers take long, or on a terminal).
+        var output = OutputBuffer(flushesEveryReport: fallback != nil ? true : nil)
+        var outputError: POSIXErrorNumber?
+        var anyInvalid = expansion.notes.contains { $0.failsTheRun }
+        var anyInconclusive = false
+        let jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        await OrderedPipeline.run(count: sources.count, jobs: jobs, window: Self.window(jobs: jobs), work: work) {
+            report in
             switch report.outcome {
             case .invalid: anyInvalid = true
             case .inconclusive: anyInconclusive = true
             case .valid: break
             case nil: if report.failed { anyInvalid = true }
             }
-            switch format {
-            case .text: print(report.text, terminator: "")
-            case .json: print(report.jsonLine)
+            do throws(POSIXErrorNumber) { try output.append(report.text) } catch {
+                outputError = error
+                return false
             }
+            return true
+        }
+        if outputError == nil {
+            do { try output.flush() } catch { outputError = error }
+        }
+        if let outputError {
+            try? standardError.append("verify-local: cannot write the reports: \(outputError)\n")
+            throw ExitCode(Self.outputFailedStatus)
         }
         if anyInvalid { throw ExitCode(1) }
         if anyInconclusive { throw ExitCode(2) }
     }
+
+    /// The exit status of a run that found nothing to verify: sysexits' EX_NOINPUT, beside the usage error's
+    /// EX_USAGE (64), so a script can tell "no receipts" from "bad receipts" (1) and a mistyped flag.
+    static let nothingToVerifyStatus: Int32 = 66
+    /// The exit status when the reports cannot be written: sysexits' EX_IOERR.
+    static let outputFailedStatus: Int32 = 74
+    /// The most `--jobs` takes.
+    static let maximumJobs = 1024
+
+    /// How many receipts may be started and not yet written: four per job, at least 16. A slow receipt holds
+    /// back at most that many finished reports, whatever the number of inputs.
+    static func window(jobs: Int) -> Int { max(4 * jobs, 16) }
 }

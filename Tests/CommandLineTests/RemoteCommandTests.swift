@@ -34,6 +34,23 @@ struct RemoteCommandTests {
         #expect(lines.allSatisfy { $0["decided_by"] as? String == "local" && $0["remote_status"] == nil })
     }
 
+    /// The fallback path runs concurrently too (`--jobs`), and its reports are still written in input order.
+    @Test func remoteAndLocalDecisionsKeepInputOrder() throws {
+        let standIn = try StandInProcess(["--root", testRoot])
+        let names = [
+            "ios6-valid.b64", "valid-sha256.receipt", "ios6-valid.b64", "tampered-payload.receipt", "ios6-valid.b64",
+            "valid-sha1.receipt",
+        ]
+        let outcome = try command.run(
+            ["--format", "json", "--jobs", "4", "--root", testRoot] + standIn.remoteArguments + names.map(fixture))
+        let lines = try outcome.jsonLines()
+        #expect(lines.map { $0["file"] as? String } == names.map(fixture))
+        #expect(
+            lines.map { $0["decided_by"] as? String } == ["remote", "local", "remote", "local", "remote", "local"])
+        #expect(lines.map { $0["verdict"] as? String } == ["valid", "valid", "valid", "invalid", "valid", "valid"])
+        #expect(outcome.status == 1)
+    }
+
     @Test func theSharedSecretComesFromTheEnvironmentAndIsNeverPrinted() throws {
         let secret = "env-secret-7f3a9c"
         let standIn = try StandInProcess(["--root", testRoot, "--shared-secret", secret])

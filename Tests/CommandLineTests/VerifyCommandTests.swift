@@ -108,4 +108,21 @@ struct VerifyCommandTests {
         #expect(code == "policy.device_hash_mismatch")
         #expect(try command.run(["--device-id", "not-an-id", path]).status == 64)
     }
+
+    @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+    func checksAMacsDeviceHashAgainstItsMACAddress() throws {
+        // A Mac App Store receipt hashes the Mac's MAC address, 6c:40:08:b5:94:5e (../shared/receipts/README.md).
+        let path = SharedTestData.receiptsDirectory.appendingPathComponent("aprv-mindnodemac-prod-2017.receipt").path
+        for form in ["6c:40:08:b5:94:5e", "6c4008b5945e", "6C-40-08-B5-94-5E"] {
+            let outcome = try command.run(["--device-id", form, path])
+            #expect(outcome.status == 0, "\(form): \(outcome.standardOutput)\(outcome.standardError)")
+        }
+        let wrong = try command.run(["--format", "json", "--device-id", "6c:40:08:b5:94:5f", path])
+        #expect(wrong.status == 1)
+        let code = (try wrong.jsonLines().first?["reasons"] as? [[String: Any]])?.first?["code"] as? String
+        #expect(code == "policy.device_hash_mismatch")
+        for malformed in ["6c:40:08:b5:94", "6c4008b5945", "6c:40-08:b5:94:5e"] {
+            #expect(try command.run(["--device-id", malformed, path]).status == 64, "\(malformed)")
+        }
+    }
 }

@@ -2,6 +2,7 @@ import AppleStandIn
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import ReceiptForge
 import ReceiptModel
 import ReceiptRemote
 import ReceiptServer
@@ -143,6 +144,79 @@ struct OperatorPolicyTests {
         let body = try Support.object(response.body)
         #expect(body["verdict"] as? String == "inconclusive")
         #expect(body["decided_by"] as? String == "local")
+    }
+
+    /// The Mac whose MAC address `macReceipt()` is bound to, in two of the forms `device_id` takes.
+    static let mac = "6c:40:08:b5:94:5e"
+
+    /// The valid-sha256 fixture's recipe, minted bound by the forge to the Mac ``mac``.
+    static func macReceipt() throws -> [UInt8] {
+        let descriptions = Support.fixturesDirectory.appendingPathComponent("descriptions")
+        var request = try MintRequest(json: Data(contentsOf: descriptions.appendingPathComponent("valid-sha256.json")))
+        var receipt = try #require(request.receipt)
+        try receipt.bind(toDevice: [0x6C, 0x40, 0x08, 0xB5, 0x94, 0x5E])
+        request.receipt = receipt
+        return try request.mint(pki: TestPKI(directory: SharedTestData.packageRoot.appendingPathComponent("certs")))
+    }
+
+    @Test("device_id narrows: a receipt is valid for its own device only (JSON and query)")
+    func deviceIDNarrows() async throws {
+        let service = try Support.service()
+        let receipt = try Self.macReceipt()
+        for (device, expected) in [
+            ("", ("valid", nil)), (Self.mac, ("valid", nil)), ("6C4008B5945E", ("valid", nil)),
+            ("6c:40:08:b5:94:5f", ("invalid", "policy.device_hash_mismatch")),
+            ("E6181098-62DD-433F-BB94-675D3815D263", ("invalid", "policy.device_hash_mismatch")),
+        ] as [(String, (String, String?))] {
+            let member = device.isEmpty ? "" : ",\"device_id\":\"\(device)\""
+            let json = try Self.verdict(try await Self.post(service, Self.v1(receipt, member)))
+            #expect(json.verdict == expected.0 && json.reason == expected.1, "\(device)")
+            let query = device.isEmpty ? "" : "?device_id=\(device)"
+            let raw = try Self.verdict(
+                try await Self.post(
+                    service, ByteBuffer(bytes: receipt), path: "/v1/verify\(query)",
+                    contentType: "application/octet-stream"))
+            #expect(raw.verdict == expected.0 && raw.reason == expected.1, "\(device)")
+        }
+    }
+
+    @Test("device_id never replaces the operator's policy: a rejected bundle id stays rejected")
+    func deviceIDKeepsTheOperatorsPolicy() async throws {
+        var anchors = TrustAnchors()
+        try anchors.addRoots(fromPath: Support.testRootPath)
+        let verifier = ReceiptVerifier(
+            configuration: .init(trustAnchors: anchors, policy: ReceiptPolicy(acceptedBundleIDs: ["com.example.other"]))
+        )
+        let service = try Support.service(decider: FallbackVerifier(verifier: verifier))
+        let response = try await Self.post(service, Self.v1(try Self.macReceipt(), ",\"device_id\":\"\(Self.mac)\""))
+        #expect(try Self.verdict(response).reason == "policy.bundle_id_rejected")
+    }
+
+    @Test(
+        "a device_id that is no identifier is refused (JSON and query)",
+        arguments: ["6c:40:08:b5:94", "6c4008b5945", "6c:40-08:b5:94:5e", "not-a-device"])
+    func malformedDeviceIDIsRefused(device: String) async throws {
+        let service = try Support.service()
+        let receipt = try Self.macReceipt()
+        let json = try await Self.post(service, Self.v1(receipt, ",\"device_id\":\"\(device)\""))
+        #expect(json.status == .badRequest)
+        #expect(try Self.errorCode(json) == "server.invalid_option")
+        let raw = try await Self.post(
+            service, ByteBuffer(bytes: receipt), path: "/v1/verify?device_id=\(device)",
+            contentType: "application/octet-stream")
+        #expect(raw.status == .badRequest)
+        #expect(try Self.errorCode(raw) == "server.invalid_option")
+    }
+
+    @Test func aDeviceIDMayOnlyNameTheOperatorsDevice() throws {
+        let operatorDevice = try #require(DeviceIdentifier(Self.mac))
+        let policy = ReceiptPolicy(deviceIdentifier: operatorDevice)
+        #expect(
+            try V1Options(deviceIdentifier: operatorDevice).policy(narrowing: policy)?.deviceIdentifier
+                == operatorDevice)
+        let other = try #require(DeviceIdentifier("6c:40:08:b5:94:5f"))
+        #expect(throws: ServerError.self) { try V1Options(deviceIdentifier: other).policy(narrowing: policy) }
+        #expect(try V1Options().policy(narrowing: policy) == nil, "no device_id: the operator's policy as it is")
     }
 
     @Test func aFixedOperatorTimeAdmitsOnlyItself() throws {

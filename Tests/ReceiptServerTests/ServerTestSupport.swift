@@ -140,6 +140,8 @@ final class GatedDecider: ReceiptDecider {
 
     var cacheStatistics: ChainCacheStatistics { inner.cacheStatistics }
 
+    var policy: ReceiptPolicy { inner.policy }
+
     func verify(_ receiptData: [UInt8], request: FallbackRequest) async -> AttributedVerdict {
         await withCheckedContinuation { continuation in
             let resumeNow = state.withLock { state in

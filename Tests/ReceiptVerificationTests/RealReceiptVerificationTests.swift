@@ -84,6 +84,31 @@ struct RealReceiptVerificationTests {
         #expect(verdict.reason?.code == .policyDeviceHashMismatch)
     }
 
+    /// A Mac App Store receipt: its device hash covers the Mac's 6-byte MAC address
+    /// (`../shared/receipts/README.md`: `6c4008b5945e`).
+    static let macReceipt = "aprv-mindnodemac-prod-2017"
+
+    @Test(arguments: ["6c:40:08:b5:94:5e", "6c4008b5945e", "6C-40-08-B5-94-5E"])
+    func macDeviceHashMatchesTheMacsAddress(deviceID: String) throws {
+        let device = try #require(DeviceIdentifier(deviceID))
+        let verdict = Self.verifier.verify(
+            try SharedTestData.receiptBytes(Self.macReceipt), policy: ReceiptPolicy(deviceIdentifier: device))
+        #expect(verdict.outcome == .valid, "\(verdict.reasons)")
+    }
+
+    @Test(arguments: [
+        "6c:40:08:b5:94:5f", "00:00:00:00:00:00", "5e:94:b5:08:40:6c",
+        // The right six bytes followed by zeros (as a 16-byte identifier) are another device.
+        "6c4008b5945e00000000000000000000",
+    ])
+    func macDeviceHashFailsForAnyOtherAddress(deviceID: String) throws {
+        let device = try #require(DeviceIdentifier(deviceID))
+        let verdict = Self.verifier.verify(
+            try SharedTestData.receiptBytes(Self.macReceipt), policy: ReceiptPolicy(deviceIdentifier: device))
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .policyDeviceHashMismatch)
+    }
+
     @Test func bundleAndVersionPoliciesApplyToGenuineReceipts() throws {
         let bytes = try SharedTestData.receiptBytes(Self.deviceReceipt)
         let accepted = Self.verifier.verify(

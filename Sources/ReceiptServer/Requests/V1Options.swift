@@ -6,7 +6,8 @@ public import ReceiptVerification
 /// The operator's configuration wins: an option may only narrow what the server allows, never widen it
 /// (docs/server.md, "What a client may set"). `validation_time` is checked against the server's policy
 /// by ``validationTime(policy:now:)``; `allow_remote` can only turn the fallback off; `password` is held to
-/// the configured shared secret by the route, as on `/verifyReceipt`.
+/// the configured shared secret by the route, as on `/verifyReceipt`; `device_id` adds a device check to the
+/// operator's policy (``policy(narrowing:)``).
 public struct V1Options: Sendable, Equatable {
     /// `validation_time`: `creation`, `now` or an RFC 3339 instant; `nil` uses the server's policy. Only
     /// choices at least as strict as the server's are accepted (``validationTime(policy:now:)``).
@@ -18,15 +19,20 @@ public struct V1Options: Sendable, Equatable {
     /// `allow_remote`: `false` keeps this request local even when the fallback is on; `true` cannot turn
     /// on a fallback the server does not have.
     public var allowsRemote: Bool
+    /// `device_id`: the device the receipt must have been issued to (its hash, attribute 5), in any form
+    /// ``ReceiptVerification/DeviceIdentifier`` parses: an iOS identifierForVendor or a Mac's MAC address.
+    /// Only narrows: a receipt the operator's policy rejects stays rejected.
+    public var deviceIdentifier: DeviceIdentifier?
 
     public init(
         validationTime: ValidationTime? = nil, excludeOldTransactions: Bool = false, password: String? = nil,
-        allowsRemote: Bool = true
+        allowsRemote: Bool = true, deviceIdentifier: DeviceIdentifier? = nil
     ) {
         self.validationTime = validationTime
         self.excludeOldTransactions = excludeOldTransactions
         self.password = password
         self.allowsRemote = allowsRemote
+        self.deviceIdentifier = deviceIdentifier
     }
 
     /// Reads the options from a JSON request.
@@ -39,6 +45,9 @@ public struct V1Options: Sendable, Equatable {
         excludeOldTransactions = try json.bool("exclude_old_transactions") ?? false
         password = try json.string("password").map { String(decoding: $0, as: UTF8.self) }
         allowsRemote = try json.bool("allow_remote") ?? true
+        if let text = try json.string("device_id") {
+            deviceIdentifier = try Self.device(String(decoding: text, as: UTF8.self))
+        }
     }
 
     /// Reads the options from query parameters (`?validation_time=now&allow_remote=false`).
@@ -50,6 +59,7 @@ public struct V1Options: Sendable, Equatable {
             case "validation_time": validationTime = try Self.time(value)
             case "exclude_old_transactions": excludeOldTransactions = try Self.flag(name, value)
             case "allow_remote": allowsRemote = try Self.flag(name, value)
+            case "device_id": deviceIdentifier = try Self.device(value)
             default: continue  // unknown parameters are ignored, as unknown JSON members are
             }
         }
@@ -86,6 +96,34 @@ public struct V1Options: Sendable, Equatable {
                 .invalidOption,
                 "a fixed validation_time could accept a chain this server's policy rejects: use creation or now")
         }
+    }
+
+    /// The policy this request is verified under: the operator's `policy`, with the device check
+    /// `device_id` asks for added; `nil` (the operator's, unchanged) without `device_id`.
+    ///
+    /// A device check only narrows: it turns no rejected receipt into an accepted one. When the operator's
+    /// policy already names a device, only that device may be named.
+    /// - Throws: ``ServerError`` ``ServerError/Code/invalidOption`` when `device_id` names another device than
+    ///   the operator's.
+    public func policy(narrowing policy: ReceiptPolicy) throws(ServerError) -> ReceiptPolicy? {
+        guard let deviceIdentifier else { return nil }
+        if let required = policy.deviceIdentifier, required != deviceIdentifier {
+            throw ServerError(
+                .invalidOption, "this server checks receipts against one device: device_id may only name it")
+        }
+        var narrowed = policy
+        narrowed.deviceIdentifier = deviceIdentifier
+        return narrowed
+    }
+
+    static func device(_ text: String) throws(ServerError) -> DeviceIdentifier {
+        guard let device = DeviceIdentifier(text) else {
+            throw ServerError(
+                .invalidOption,
+                "device_id takes an iOS identifier (32 hex digits or a UUID) or a Mac's MAC address (12 hex digits or aa:bb:cc:dd:ee:ff)"
+            )
+        }
+        return device
     }
 
     static func time(_ text: String) throws(ServerError) -> ValidationTime {

@@ -19,9 +19,10 @@ extension ReceiptRoutes {
     /// and answered 400, 403, 408, 413, 415 or 503 with `{"error": {"code", "message"}}`.
     ///
     /// Options: `validation_time` (`creation`, `now`, or an RFC 3339 instant), `exclude_old_transactions`,
-    /// `password`, `allow_remote` (default true). Each may only narrow the operator's configuration
+    /// `password`, `allow_remote` (default true), `device_id`. Each may only narrow the operator's configuration
     /// (``V1Options``): a `password` other than the configured shared secret is refused with 403
-    /// `server.shared_secret_mismatch`, a looser `validation_time` with 400 `server.invalid_option`.
+    /// `server.shared_secret_mismatch`, a looser `validation_time` with 400 `server.invalid_option`; a `device_id`
+    /// adds a device check to the operator's policy.
     func verify(_ request: Request, context: some RequestContext) async throws(ServerError) -> Response {
         let call = try await readV1Call(request)
         // The operator's configuration wins: the same shared-secret check as /verifyReceipt (a wrong
@@ -31,7 +32,9 @@ extension ReceiptRoutes {
         }
         let now = configuration.clock()
         let time = try call.options.validationTime(policy: configuration.validationTime)
-        let result = try await decide(call.receiptData, fallbackRequest(call.options, time: time, now: now))
+        let policy = try call.options.policy(narrowing: decider.policy)
+        let result = try await decide(
+            call.receiptData, fallbackRequest(call.options, time: time, policy: policy, now: now))
         // Text that is not base64 is a transport mistake (HTTP 400), not a verdict about a receipt.
         if !call.isRaw, result.decidedBy == .local, result.verdict.decodingError?.code == .invalidBase64 {
             throw ServerError(.invalidBase64, "receipt_data is not base64 text")
@@ -64,11 +67,13 @@ extension ReceiptRoutes {
     }
 
     /// What the fallback is asked: the client's options within the operator's configuration.
-    func fallbackRequest(_ options: V1Options, time: ValidationTime, now: ReceiptDate) -> FallbackRequest {
+    func fallbackRequest(_ options: V1Options, time: ValidationTime, policy: ReceiptPolicy?, now: ReceiptDate)
+        -> FallbackRequest
+    {
         FallbackRequest(
             password: options.password ?? configuration.sharedSecret,
             excludeOldTransactions: options.excludeOldTransactions ? true : nil,
-            subscriptionStateAt: options.password == nil ? nil : now, validationTime: time, now: now,
+            subscriptionStateAt: options.password == nil ? nil : now, validationTime: time, now: now, policy: policy,
             allowsRemote: options.allowsRemote)
     }
 

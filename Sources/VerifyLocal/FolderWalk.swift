@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The receipt files under one folder, found with `opendir`/`readdir`, and `stat` only where `readdir`'s entry
+/// type leaves a question (links, and file systems that do not say).
+///
+/// Recursive; hidden entries (names starting with a dot) skipped; only regular files whose name ends in one
+/// of ``InputSource/receiptExtensions`` taken; sorted by path. Symbolic links are followed, to files and to
+/// folders. A link to a folder already on the current path (the folder itself or one above it, compared by
+/// device and inode) would lead round for ever: it is not followed, and a ``Note`` says so. A folder reached
+/// along two different paths is walked along both, as `find -L` does, and its files are listed under both
+/// names.
+struct FolderWalk {
+    /// Something the walk could not take, for standard error.
+    struct Note {
+        let message: String
+        /// `true` when receipts may have gone unverified (an unreadable folder): the run must not exit 0.
+        let failsTheRun: Bool
+    }
+
+    /// A folder's identity, whatever the path to it.
+    private struct FolderID: Equatable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    /// The receipt files found, named by their path: the root as given, `/`, the path below it.
+    private var files: [String] = []
+    private var notes: [Note] = []
+    /// The folders on the path being walked, outermost first, with the path each was reached by.
+    private var ancestors: [(id: FolderID, path: String)] = []
+
+    /// Walks `root`, a folder as the user named it.
+    /// - Returns: the files, sorted, and the notes; or the `errno` value saying why `root` cannot be read.
+    static func files(under root: String) -> Result<(files: [String], notes: [Note]), POSIXErrorNumber> {
+        var walk = FolderWalk()
+        if let error = walk.walk(root) { return .failure(error) }
+        // Sorted as whole paths, so the order does not depend on how the folders are laid out on disk.
+        return .success((walk.files.sorted(), walk.notes))
+    }
+
+    /// Lists one folder and descends into its subfolders.
+    /// - Returns: `nil`, or the `errno` value when the folder cannot be opened.
+    private mutating func walk(_ path: String) -> POSIXErrorNumber? {
+        guard let folder = opendir(path) else { return POSIXErrorNumber(errno) }
+        var info = stat()
+        guard fstat(dirfd(folder), &info) == 0 else {
+            let error = POSIXErrorNumber(errno)
+            closedir(folder)
+            return error
+        }
+        let id = FolderID(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(info.st_ino))
+        if let earlier = ancestors.first(where: { $0.id == id }) {
+            closedir(folder)
+            notes.append(
+                Note(
+                    message:
+                        "not following \(path): it leads back to \(earlier.path), a folder on its own path (a link loop)",
+                    failsTheRun: false))
+            return nil
+        }
+        let prefix = path.hasSuffix("/") ? path : path + "/"
+        var subfolders: [String] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: &entry.pointee.d_name) { bytes -> String? in
+                // d_name is NUL-terminated; hidden entries (`.`, `..` included) are skipped before any String.
+                guard bytes.first != UInt8(ascii: ".") else { return nil }
+                return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let name, !name.isEmpty else { continue }
+            let entryPath = prefix + name
+            switch Int(entry.pointee.d_type) {
+            case Int(DT_DIR):
+                subfolders.append(entryPath)
+            case Int(DT_REG):
+                if Self.hasReceiptExtension(name) { files.append(entryPath) }
+            case Int(DT_LNK), Int(DT_UNKNOWN):
+                // Follow the link (or ask a file system that gave no type): stat describes what it leads to.
+                var target = stat()
+                if stat(entryPath, &target) != 0 {
+                    // A broken link named like a receipt is listed, so that reading it reports the failure.
+                    if Self.hasReceiptExtension(name) { files.append(entryPath) }
+                } else if target.st_mode & S_IFMT == S_IFDIR {
+                    subfolders.append(entryPath)
+                } else if target.st_mode & S_IFMT == S_IFREG, Self.hasReceiptExtension(name) {
+                    files.append(entryPath)
+                }
+            default:
+                continue  // FIFOs, sockets, devices: not receipts in a folder, and reading one may block
+            }
+        }
+        closedir(folder)  // closed before descending: one folder open at a time, however deep the tree
+
+        ancestors.append((id, path))
+        for subfolder in subfolders {
+            if let error = walk(subfolder) {
+                notes.append(Note(message: "cannot read the folder \(subfolder): \(error)", failsTheRun: true))
+            }
+        }
+        ancestors.removeLast()
+        return nil
+    }
+
+    /// `true` when the text after the name's last dot is one of ``InputSource/receiptExtensions``, in any case.
+    static func hasReceiptExtension(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        guard let dot = utf8.lastIndex(of: UInt8(ascii: ".")), dot != utf8.startIndex else { return false }
+        let suffix = utf8[utf8.index(after: dot)...]
+        // Longer suffixes cannot match: skip lower-casing them.
+        guard !suffix.isEmpty, suffix.count <= InputSource.longestReceiptExtension else { return false }
+        return InputSource.receiptExtensions.contains(String(decoding: suffix, as: UTF8.self).lowercased())
+    }
+}

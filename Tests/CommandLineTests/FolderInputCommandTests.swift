@@ -1,0 +1,165 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `verify-local` on folders: what the walk takes, links followed, loops ended, and a run with nothing to verify.
+@Suite(.timeLimit(.minutes(1)))
+struct FolderInputCommandTests {
+    let command = CommandRunner("verify-local")
+    let fixtures = SharedTestData.packageRoot.appendingPathComponent("fixtures")
+    let testRoot = SharedTestData.packageRoot.appendingPathComponent("certs/test-root.pem").path
+
+    /// The documented exit status of a run with nothing to verify (sysexits' EX_NOINPUT).
+    static let nothingToVerify: Int32 = 66
+
+    func fixtureBytes(_ name: String) throws -> Data {
+        try Data(contentsOf: fixtures.appendingPathComponent(name))
+    }
+
+    /// The `file` of each JSON report, in output order.
+    func files(_ outcome: CommandRunner.Outcome) throws -> [String] {
+        try outcome.jsonLines().map { $0["file"] as? String ?? "?" }
+    }
+
+    /// Lines the command wrote to standard error.
+    func errorLines(_ outcome: CommandRunner.Outcome) -> [Substring] {
+        outcome.standardError.split(separator: "\n")
+    }
+
+    @Test func anEmptyFolderIsNothingToVerify() throws {
+        let folder = try TemporaryFolder()
+        let outcome = try command.run(["--root", testRoot, folder.url.path])
+        #expect(outcome.status == Self.nothingToVerify)
+        #expect(outcome.standardOutput.isEmpty)
+        #expect(!outcome.standardError.isEmpty, "a run that verifies nothing says so")
+    }
+
+    @Test func aFolderWithoutReceiptFilesIsNothingToVerify() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("README.md", Data("not a receipt".utf8))
+        try folder.write("notes/data.json", Data("{}".utf8))
+        // Hidden entries are skipped, receipt-like names included.
+        try folder.write(".hidden.receipt", try fixtureBytes("valid-sha1.receipt"))
+        try folder.write(".cache/valid.receipt", try fixtureBytes("valid-sha1.receipt"))
+        let empty = try TemporaryFolder()
+        let outcome = try command.run(["--format", "json", "--root", testRoot, folder.url.path, empty.url.path])
+        #expect(outcome.status == Self.nothingToVerify)
+        #expect(outcome.standardOutput.isEmpty)
+        #expect(!outcome.standardError.isEmpty)
+        // With --decode-only too: nothing decoded is not success.
+        #expect(try command.run(["--decode-only", folder.url.path]).status == Self.nothingToVerify)
+    }
+
+    @Test func anEmptyFolderBesideAReceiptDoesNotStopTheRun() throws {
+        let empty = try TemporaryFolder()
+        let outcome = try command.run([
+            "--root", testRoot, empty.url.path, fixtures.appendingPathComponent("valid-sha1.receipt").path,
+        ])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(!outcome.standardError.isEmpty, "the empty folder is still mentioned")
+    }
+
+    @Test func aLinkedFolderAndALinkedFileAreFollowed() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("real/a.receipt", try fixtureBytes("valid-sha1.receipt"))
+        try folder.write("elsewhere/b.receipt", try fixtureBytes("valid-sha256.receipt"))
+        let top = folder.url.appendingPathComponent("top")
+        try FileManager.default.createDirectory(at: top, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: top.appendingPathComponent("link").path, withDestinationPath: "../real")
+        try FileManager.default.createSymbolicLink(
+            atPath: top.appendingPathComponent("file.receipt").path, withDestinationPath: "../elsewhere/b.receipt")
+        let outcome = try command.run(["--format", "json", "--root", testRoot, top.path])
+        #expect(outcome.status == 0, "\(outcome.standardOutput)\(outcome.standardError)")
+        #expect(try files(outcome) == [top.path + "/file.receipt", top.path + "/link/a.receipt"])
+        #expect(try outcome.jsonLines().allSatisfy { $0["verdict"] as? String == "valid" })
+    }
+
+    @Test func aLinkedFolderNamedOnTheCommandLineIsWalked() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("real/a.receipt", try fixtureBytes("valid-sha1.receipt"))
+        let link = folder.url.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "real")
+        let outcome = try command.run(["--format", "json", "--root", testRoot, link.path])
+        #expect(outcome.status == 0)
+        #expect(try files(outcome) == [link.path + "/a.receipt"])
+    }
+
+    /// A link back to a folder on its own path is not followed, once per such link, with a line on standard
+    /// error; everything else is verified and the run ends.
+    @Test func aLinkLoopEndsWithANoteAndTheRestVerified() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("top/a.receipt", try fixtureBytes("valid-sha1.receipt"))
+        try folder.write("top/sub/b.receipt", try fixtureBytes("valid-sha256.receipt"))
+        let top = folder.url.appendingPathComponent("top")
+        try FileManager.default.createSymbolicLink(
+            atPath: top.appendingPathComponent("self").path, withDestinationPath: ".")
+        try FileManager.default.createSymbolicLink(
+            atPath: top.appendingPathComponent("sub/up").path, withDestinationPath: "..")
+        let outcome = try command.run(["--format", "json", "--root", testRoot, top.path])
+        #expect(outcome.status == 0, "a loop skipped is not a failed receipt: \(outcome.standardError)")
+        #expect(try files(outcome) == [top.path + "/a.receipt", top.path + "/sub/b.receipt"])
+        #expect(errorLines(outcome).count == 2, "one line per link not followed: \(outcome.standardError)")
+    }
+
+    /// Two folders linking to each other: each is walked along both paths (as `find -L` does), and each
+    /// path stops where it would come back round.
+    @Test func aCycleBetweenTwoFoldersEnds() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("x/a.receipt", try fixtureBytes("valid-sha1.receipt"))
+        try folder.write("y/b.receipt", try fixtureBytes("valid-sha256.receipt"))
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.url.appendingPathComponent("x/to-y").path, withDestinationPath: "../y")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.url.appendingPathComponent("y/to-x").path, withDestinationPath: "../x")
+        let root = folder.url.path
+        let outcome = try command.run(["--format", "json", "--root", testRoot, root])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(
+            try files(outcome) == [
+                root + "/x/a.receipt", root + "/x/to-y/b.receipt", root + "/y/b.receipt", root + "/y/to-x/a.receipt",
+            ])
+        #expect(errorLines(outcome).count == 2, "\(outcome.standardError)")
+    }
+
+    @Test func aBrokenLinkNamedLikeAReceiptIsAnUnreadableInput() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("a.receipt", try fixtureBytes("valid-sha1.receipt"))
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.url.appendingPathComponent("gone.receipt").path, withDestinationPath: "nowhere.receipt")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.url.appendingPathComponent("gone-folder").path, withDestinationPath: "nowhere")
+        let outcome = try command.run(["--format", "json", "--root", testRoot, folder.url.path])
+        #expect(outcome.status == 1)
+        let lines = try outcome.jsonLines()
+        #expect(
+            lines.map { $0["file"] as? String } == [folder.url.path + "/a.receipt", folder.url.path + "/gone.receipt"])
+        #expect((lines.last?["error"] as? [String: Any])?["code"] as? String == "receipt.unreadable_input")
+    }
+
+    @Test func onlyReceiptExtensionsAreTakenFromFoldersInAnyCase() throws {
+        let folder = try TemporaryFolder()
+        let receipt = try fixtureBytes("valid-sha1.receipt")
+        for name in ["a.RECEIPT", "b.der", "c.P7M", "d.bin", "e.json", "f.receipt.bak", "g", "h.receipts"] {
+            try folder.write(name, receipt)
+        }
+        let outcome = try command.run(["--format", "json", "--root", testRoot, folder.url.path])
+        #expect(
+            try files(outcome).map { URL(fileURLWithPath: $0).lastPathComponent } == [
+                "a.RECEIPT", "b.der", "c.P7M", "d.bin",
+            ])
+        // Named explicitly, any file is read.
+        let named = try command.run(["--root", testRoot, folder.url.appendingPathComponent("g").path])
+        #expect(named.status == 0)
+    }
+
+    @Test func anOversizedFileIsRefusedAsTooLarge() throws {
+        let folder = try TemporaryFolder()
+        // Larger than any receipt input may be (ReceiptInput.maximumInputSize, about 11 MiB).
+        let file = try folder.write("huge.receipt", Data(count: 12 * 1024 * 1024))
+        let outcome = try command.run(["--format", "json", file.path])
+        #expect(outcome.status == 1)
+        let line = try #require(try outcome.jsonLines().first)
+        #expect((line["error"] as? [String: Any])?["code"] as? String == "receipt.too_large")
+    }
+}
