@@ -11,37 +11,50 @@ enum OrderedPipeline {
     /// - Parameters:
     ///   - count: how many inputs, numbered from 0.
     ///   - jobs: at most this many in progress at once (at least 1).
-    ///   - window: at most this many started and not yet delivered (raised to `jobs` when smaller).
+    ///   - window: at most this many started and not yet delivered (raised to `jobs` batches when smaller).
+    ///   - batch: how many consecutive inputs one child task works through, one after the other. For quick local
+    ///     work a batch of several keeps task creation and the wake-ups of the delivering task (a thread
+    ///     handoff each) off the per-input cost; for slow waiting work (a call to Apple) it should be 1.
     ///   - work: the work for one input; runs in a child task.
     ///   - deliver: takes one result; returns `false` to stop (nothing more is started or delivered, the work in
     ///     progress is cancelled and awaited).
     static func run<Output: Sendable>(
-        count: Int, jobs: Int, window: Int, work: @escaping @Sendable (Int) async -> Output,
+        count: Int, jobs: Int, window: Int, batch: Int = 1, work: @escaping @Sendable (Int) async -> Output,
         deliver: (Output) -> Bool
     ) async {
         let jobs = max(1, jobs)
-        let window = max(window, jobs)
-        await withTaskGroup(of: (Int, Output).self) { group in
+        let batch = max(1, batch)
+        let batches = count / batch + (count % batch == 0 ? 0 : 1)
+        let window = max(window / batch, jobs)
+        await withTaskGroup(of: (Int, [Output]).self) { group in
             var nextToStart = 0
             var nextToDeliver = 0
             var running = 0
-            // Results that finished before an earlier one: never more than `window` of them.
-            var finished: [Int: Output] = [:]
+            // Batches that finished before an earlier one: never more than `window` of them.
+            var finished: [Int: [Output]] = [:]
             finished.reserveCapacity(window)
             while true {
-                while running < jobs, nextToStart < count, nextToStart - nextToDeliver < window {
-                    let index = nextToStart
-                    group.addTask { (index, await work(index)) }
+                while running < jobs, nextToStart < batches, nextToStart - nextToDeliver < window {
+                    let number = nextToStart
+                    let inputs = (number * batch)..<min(count, (number + 1) * batch)
+                    group.addTask {
+                        var outputs: [Output] = []
+                        outputs.reserveCapacity(inputs.count)
+                        for index in inputs { outputs.append(await work(index)) }
+                        return (number, outputs)
+                    }
                     nextToStart += 1
                     running += 1
                 }
-                guard let (index, output) = await group.next() else { return }
+                guard let (number, outputs) = await group.next() else { return }
                 running -= 1
-                finished[index] = output
+                finished[number] = outputs
                 while let next = finished.removeValue(forKey: nextToDeliver) {
-                    guard deliver(next) else {
-                        group.cancelAll()
-                        return
+                    for output in next {
+                        guard deliver(output) else {
+                            group.cancelAll()
+                            return
+                        }
                     }
                     nextToDeliver += 1
                 }

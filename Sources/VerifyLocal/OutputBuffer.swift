@@ -29,9 +29,14 @@ struct OutputBuffer {
         pending.reserveCapacity(threshold + threshold / 2)
     }
 
+    /// Adds a line of text (notes to standard error).
+    mutating func append(_ text: String) throws(POSIXErrorNumber) {
+        try append(Array(text.utf8))
+    }
+
     /// Adds one report; writes the batch when it is full (or at once, when ``flushesEveryReport``).
-    mutating func append(_ report: String) throws(POSIXErrorNumber) {
-        pending.append(contentsOf: report.utf8)
+    mutating func append(_ report: [UInt8]) throws(POSIXErrorNumber) {
+        pending.append(contentsOf: report)
         if flushesEveryReport || pending.count >= threshold { try flush() }
     }
 

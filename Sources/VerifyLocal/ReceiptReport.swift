@@ -70,24 +70,26 @@ struct ReceiptReport {
 
     /// A report as written out, and what it counts for in the exit status.
     struct Rendered: Sendable {
-        /// The text report or the JSON line, with its line ending.
-        let text: String
+        /// The text report or the JSON line, with its line ending, as UTF-8.
+        let bytes: [UInt8]
         let outcome: Verdict.Outcome?
         let failed: Bool
     }
 
     /// The report in `format`, made where the receipt was verified (so rendering, too, runs on every core).
     func rendered(as format: VerifyLocal.Format) -> Rendered {
-        let text: String
+        var bytes: [UInt8]
         switch format {
-        case .text: text = self.text
-        case .json: text = jsonLine + "\n"
+        case .text: bytes = Array(text.utf8)
+        case .json:
+            bytes = jsonLine
+            bytes.append(UInt8(ascii: "\n"))
         }
-        return Rendered(text: text, outcome: outcome, failed: failed)
+        return Rendered(bytes: bytes, outcome: outcome, failed: failed)
     }
 
-    /// One JSON line (``VerdictJSON/report(file:_:attributed:receipt:error:)``).
-    var jsonLine: String {
+    /// One JSON line (``VerdictJSON/report(file:_:attributed:receipt:error:)``), without its line ending.
+    var jsonLine: [UInt8] {
         VerdictJSON.report(file: name, result, attributed: attributed, receipt: receipt, error: error)
     }
 

@@ -17,10 +17,17 @@ public enum VerdictJSON {
     ///     and the local verdict's outcome.
     ///   - receipt: the decoded receipt, or `error` why the input did not decode (with `--decode-only`
     ///     there is no verdict to hold them).
+    /// - Returns: the line's UTF-8 bytes, without a line ending.
     public static func report(
         file: String, _ result: AttributedVerdict?, attributed: Bool, receipt: ReceiptInput?, error: ReceiptError?
-    ) -> String {
-        var writer = JSONWriter()
+    ) -> [UInt8] {
+        let purchases: Int
+        if case .appReceipt(let decoded)? = receipt {
+            purchases = decoded.payload.inAppPurchases.count
+        } else {
+            purchases = 0
+        }
+        var writer = JSONWriter(capacity: 2048 + purchases * AppleReceiptJSON.typicalEntrySize)
         writer.beginObject()
         writer.field("file", file)
         if let result {
@@ -43,7 +50,7 @@ public enum VerdictJSON {
         }
         writeReceipt(receipt, error: error, requestDate: nil, detail: true, to: &writer)
         writer.endObject()
-        return writer.string
+        return writer.bytes
     }
 
     /// The body of `/v1/verify`:
