@@ -22,17 +22,22 @@ public enum LatestReceiptInfo {
     /// - Parameter excludingOld: verifyReceipt's `exclude-old-transactions`: keep only the newest
     ///   transaction of each subscription (same `original_transaction_id`).
     public static func purchases(in payload: ReceiptPayload, excludingOld: Bool = false) -> [InAppPurchase] {
-        var selected = payload.inAppPurchases.filter(isAutoRenewable)
+        let all = payload.inAppPurchases
+        // Positions, not the records, are filtered and sorted: a record is a large value (five slices), and a
+        // sort moves its elements many times.
+        var selected = all.indices.filter { isAutoRenewable(all[$0]) }
         if excludingOld {
-            var newest: [ArraySlice<UInt8>: InAppPurchase] = [:]
-            for purchase in selected {
+            var newest: [ArraySlice<UInt8>: Int] = [:]
+            for index in selected {
+                let purchase = all[index]
                 let key = purchase.originalTransactionIDBytes ?? purchase.transactionIDBytes ?? []
-                if let kept = newest[key], !precedes(kept, purchase) { continue }
-                newest[key] = purchase
+                if let kept = newest[key], !precedes(all[kept], purchase) { continue }
+                newest[key] = index
             }
             selected = Array(newest.values)
         }
-        return selected.sorted(by: precedes)
+        selected.sort { precedes(all[$0], all[$1]) }
+        return selected.map { all[$0] }
     }
 
     /// Earlier purchase date first; equal dates by transaction id (numeric when both are numbers).
