@@ -106,10 +106,8 @@ enum FuzzVerify {
                 what: "/v1/verify body")
         }
         check(
-            Array(
-                VerdictJSON.report(
-                    file: "fuzz", result, attributed: true, receipt: verdict.receipt, error: verdict.decodingError
-                ).utf8),
+            VerdictJSON.report(
+                file: "fuzz", result, attributed: true, receipt: verdict.receipt, error: verdict.decodingError),
             what: "verify-local JSON line")
         switch verdict.receipt {
         case .appReceipt(let receipt)?:

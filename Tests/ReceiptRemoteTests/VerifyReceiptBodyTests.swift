@@ -1,0 +1,84 @@
+import ReceiptModel
+import ReceiptRemote
+import TestSupport
+import Testing
+
+/// The status-0 body reuses the `in_app` entries it rendered for `latest_receipt_info` (``RenderedPurchases``);
+/// the bytes must be exactly those of rendering every entry afresh.
+struct VerifyReceiptBodyTests {
+    /// Every receipt at hand: the minted fixtures with purchases, and the real ones when ../shared is there.
+    static func payloads() throws -> [(String, ReceiptPayload)] {
+        var found: [(String, ReceiptPayload)] = []
+        for name in ["valid-sha256", "valid-large-1200-purchases", "valid-sha1"] {
+            let receipt = try AppReceipt(berEncoded: try RemoteTestData.fixture("\(name).receipt"))
+            found.append((name, receipt.payload))
+        }
+        if SharedTestData.isAvailable {
+            for name in SharedTestData.receiptNames {
+                if let receipt = try? AppReceipt(berEncoded: try SharedTestData.receiptBytes(name)) {
+                    found.append((name, receipt.payload))
+                }
+            }
+        }
+        return found
+    }
+
+    /// The body as it was written before entries were reused: every entry rendered where it stands.
+    static func renderedAfresh(_ payload: ReceiptPayload, latest: [InAppPurchase], requestDate: ReceiptDate)
+        -> [UInt8]
+    {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.field("status", 0)
+        writer.field("environment", "Sandbox")
+        writer.key("receipt")
+        AppleReceiptJSON.write(payload, requestDate: requestDate, to: &writer)
+        writer.key("latest_receipt_info")
+        writer.beginArray()
+        for purchase in latest { AppleReceiptJSON.write(purchase, to: &writer) }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    @Test func reusedEntriesAreTheBytesOfEntriesRenderedAfresh() throws {
+        let requestDate = ReceiptDate(clampingMillisecondsSince1970: 1_767_225_600_000)
+        var reused = 0
+        for (name, payload) in try Self.payloads() {
+            for excludingOld in [false, true] {
+                let latest = LatestReceiptInfo.purchases(in: payload, excludingOld: excludingOld)
+                guard !latest.isEmpty else { continue }
+                if LatestReceiptInfo.renderedOnce(payload, latest: latest) != nil { reused += 1 }
+                let body = VerifyReceiptBody.valid(
+                    payload: payload, environment: "Sandbox", requestDate: requestDate, latestReceiptInfo: latest,
+                    latestReceipt: nil)
+                #expect(body == Self.renderedAfresh(payload, latest: latest, requestDate: requestDate), "\(name)")
+            }
+        }
+        #expect(reused > 0, "no receipt at hand exercised the reuse")
+    }
+
+    /// A purchase of another receipt whose record starts at the same offset, but holds other bytes, is rendered,
+    /// not taken for the entry rendered at that offset.
+    @Test func aRecordOfAnotherReceiptIsRenderedNotReused() throws {
+        let bytes = try RemoteTestData.fixture("valid-sha256.receipt")
+        // The same receipt with one letter of a product id changed: every record at the same offset as before.
+        let productID = Array("org.example.receiptforge.pro".utf8)
+        let start = try #require(
+            (0...(bytes.count - productID.count)).first { bytes[$0..<($0 + productID.count)].elementsEqual(productID) })
+        var changed = bytes
+        changed[start + productID.count - 1] = UInt8(ascii: "p")
+        let original = try AppReceipt(berEncoded: bytes).payload
+        let other = try AppReceipt(berEncoded: changed).payload
+        #expect(
+            original.inAppPurchases.map(\.encoded.startIndex) == other.inAppPurchases.map(\.encoded.startIndex))
+
+        let rendered = RenderedPurchases(original.inAppPurchases)
+        var writer = JSONWriter()
+        AppleReceiptJSON.write(other.inAppPurchases, reusing: rendered, to: &writer)
+        var afresh = JSONWriter()
+        AppleReceiptJSON.write(other.inAppPurchases, reusing: nil, to: &afresh)
+        #expect(writer.bytes == afresh.bytes)
+        #expect(writer.string.contains("org.example.receiptforge.prp"))
+    }
+}
