@@ -15,7 +15,16 @@
 /// device and inode) would lead round for ever: it is not followed, and a ``Note`` says so. A folder reached
 /// along two different paths is walked along both, as `find -L` does, and its files are listed under both
 /// names.
+///
+/// Two limits bound what a tree of links can cost: folders deeper than ``maximumDepth`` below the root are not
+/// entered, and at most ``maximumFolders`` folders are opened in one walk (links can make a small tree reach
+/// the same folders along exponentially many paths). Either, when reached, is a note that fails the run.
 struct FolderWalk {
+    /// How deep below the root a folder may lie and still be walked (the walk recurses once per level).
+    static let maximumDepth = 64
+    /// How many folders one walk opens at most.
+    static let maximumFolders = 100_000
+
     /// Something the walk could not take, for standard error.
     struct Note {
         let message: String
@@ -34,6 +43,10 @@ struct FolderWalk {
     private var notes: [Note] = []
     /// The folders on the path being walked, outermost first, with the path each was reached by.
     private var ancestors: [(id: FolderID, path: String)] = []
+    /// Folders opened so far.
+    private var opened = 0
+    /// Whether a limit stopped the walk (noted once).
+    private var limited = false
 
     /// Walks `root`, a folder as the user named it.
     /// - Returns: the files, sorted, and the notes; or the `errno` value saying why `root` cannot be read.
@@ -47,7 +60,19 @@ struct FolderWalk {
     /// Lists one folder and descends into its subfolders.
     /// - Returns: `nil`, or the `errno` value when the folder cannot be opened.
     private mutating func walk(_ path: String) -> POSIXErrorNumber? {
+        guard ancestors.count <= Self.maximumDepth, opened < Self.maximumFolders else {
+            if !limited {
+                limited = true
+                notes.append(
+                    Note(
+                        message: "not walking \(path) and what follows: the walk is limited to \(Self.maximumDepth) "
+                            + "levels of folders and \(Self.maximumFolders) folders",
+                        failsTheRun: true))
+            }
+            return nil
+        }
         guard let folder = opendir(path) else { return POSIXErrorNumber(errno) }
+        opened += 1
         var info = stat()
         guard fstat(dirfd(folder), &info) == 0 else {
             let error = POSIXErrorNumber(errno)

@@ -162,4 +162,43 @@ struct FolderInputCommandTests {
         let line = try #require(try outcome.jsonLines().first)
         #expect((line["error"] as? [String: Any])?["code"] as? String == "receipt.too_large")
     }
+
+    /// Folders deeper than the walk's limit (64 levels) are not entered: the receipts above are verified, the
+    /// run says what it left out and does not exit 0.
+    @Test func aTreeDeeperThanTheLimitIsCutAndSaysSo() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("top.receipt", try fixtureBytes("valid-sha1.receipt"))
+        let deep = (0..<70).map { "d\($0)" }.joined(separator: "/")
+        try folder.write(deep + "/bottom.receipt", try fixtureBytes("valid-sha1.receipt"))
+        let outcome = try command.run(["--format", "json", "--root", testRoot, folder.url.path])
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        #expect(try files(outcome) == [folder.url.path + "/top.receipt"])
+        #expect(errorLines(outcome).contains { $0.contains("limited to 64 levels") })
+    }
+
+    /// Two links to the next folder, level after level, reach the last folder along 2^18 paths: the walk stops
+    /// at its folder limit instead of walking them all.
+    @Test func linksFanningOutAreBoundedByTheFolderLimit() throws {
+        let folder = try TemporaryFolder()
+        let levels = 18
+        for level in 0..<levels {
+            try FileManager.default.createDirectory(
+                at: folder.url.appendingPathComponent("l\(level)"), withIntermediateDirectories: true)
+        }
+        // One receipt, at the top: the cost measured is the walk's, not the verification of what it finds.
+        try folder.write("l0/top.receipt", try fixtureBytes("valid-sha1.receipt"))
+        for level in 0..<(levels - 1) {
+            for link in ["a", "b"] {
+                try FileManager.default.createSymbolicLink(
+                    atPath: folder.url.appendingPathComponent("l\(level)/\(link)").path,
+                    withDestinationPath: "../l\(level + 1)")
+            }
+        }
+        let outcome = try command.run([
+            "--decode-only", "--format", "json", folder.url.appendingPathComponent("l0").path,
+        ])
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        #expect(errorLines(outcome).contains { $0.contains("100000 folders") })
+        #expect(try files(outcome) == [folder.url.appendingPathComponent("l0").path + "/top.receipt"])
+    }
 }
