@@ -16,14 +16,17 @@
 /// along two different paths is walked along both, as `find -L` does, and its files are listed under both
 /// names.
 ///
-/// Two limits bound what a tree of links can cost: folders deeper than ``maximumDepth`` below the root are not
-/// entered, and at most ``maximumFolders`` folders are opened in one walk (links can make a small tree reach
-/// the same folders along exponentially many paths). Either, when reached, is a note that fails the run.
+/// Three limits bound what a tree of links can cost: folders deeper than ``maximumDepth`` below the root are
+/// not entered, at most ``maximumFolders`` folders are opened and at most ``maximumFiles`` files listed in one
+/// walk (links can make a small tree reach the same folders along exponentially many paths). Any of them,
+/// when reached, is a note that fails the run.
 struct FolderWalk {
     /// How deep below the root a folder may lie and still be walked (the walk recurses once per level).
     static let maximumDepth = 64
     /// How many folders one walk opens at most.
     static let maximumFolders = 100_000
+    /// How many files one walk lists at most.
+    static let maximumFiles = 1_000_000
 
     /// Something the walk could not take, for standard error.
     struct Note {
@@ -60,15 +63,8 @@ struct FolderWalk {
     /// Lists one folder and descends into its subfolders.
     /// - Returns: `nil`, or the `errno` value when the folder cannot be opened.
     private mutating func walk(_ path: String) -> POSIXErrorNumber? {
-        guard ancestors.count <= Self.maximumDepth, opened < Self.maximumFolders else {
-            if !limited {
-                limited = true
-                notes.append(
-                    Note(
-                        message: "not walking \(path) and what follows: the walk is limited to \(Self.maximumDepth) "
-                            + "levels of folders and \(Self.maximumFolders) folders",
-                        failsTheRun: true))
-            }
+        if let limit = reachedLimit {
+            noteLimit(path, limit)
             return nil
         }
         guard let folder = opendir(path) else { return POSIXErrorNumber(errno) }
@@ -91,7 +87,18 @@ struct FolderWalk {
         }
         let prefix = path.hasSuffix("/") ? path : path + "/"
         var subfolders: [String] = []
-        while let entry = readdir(folder) {
+        while true {
+            // readdir answers NULL both at the end and on an error; only errno tells them apart.
+            errno = 0
+            guard let entry = readdir(folder) else {
+                if errno != 0 {
+                    notes.append(
+                        Note(
+                            message: "cannot read all of the folder \(path): \(POSIXErrorNumber(errno))",
+                            failsTheRun: true))
+                }
+                break
+            }
             let name = withUnsafeBytes(of: &entry.pointee.d_name) { bytes -> String? in
                 // d_name is NUL-terminated; hidden entries (`.`, `..` included) are skipped before any String.
                 guard bytes.first != UInt8(ascii: ".") else { return nil }
@@ -103,17 +110,17 @@ struct FolderWalk {
             case Int(DT_DIR):
                 subfolders.append(entryPath)
             case Int(DT_REG):
-                if Self.hasReceiptExtension(name) { files.append(entryPath) }
+                if Self.hasReceiptExtension(name) { take(entryPath) }
             case Int(DT_LNK), Int(DT_UNKNOWN):
                 // Follow the link (or ask a file system that gave no type): stat describes what it leads to.
                 var target = stat()
                 if stat(entryPath, &target) != 0 {
                     // A broken link named like a receipt is listed, so that reading it reports the failure.
-                    if Self.hasReceiptExtension(name) { files.append(entryPath) }
+                    if Self.hasReceiptExtension(name) { take(entryPath) }
                 } else if target.st_mode & S_IFMT == S_IFDIR {
                     subfolders.append(entryPath)
                 } else if target.st_mode & S_IFMT == S_IFREG, Self.hasReceiptExtension(name) {
-                    files.append(entryPath)
+                    take(entryPath)
                 }
             default:
                 continue  // FIFOs, sockets, devices: not receipts in a folder, and reading one may block
@@ -129,6 +136,32 @@ struct FolderWalk {
         }
         ancestors.removeLast()
         return nil
+    }
+
+    /// The limit the walk has reached, in words, if any.
+    private var reachedLimit: String? {
+        if ancestors.count > Self.maximumDepth { return "\(Self.maximumDepth) levels of folders" }
+        if opened >= Self.maximumFolders { return "\(Self.maximumFolders) folders" }
+        if files.count >= Self.maximumFiles { return "\(Self.maximumFiles) files" }
+        return nil
+    }
+
+    /// Lists a file, unless the walk already lists ``maximumFiles``.
+    private mutating func take(_ file: String) {
+        guard files.count < Self.maximumFiles else {
+            noteLimit(file, "\(Self.maximumFiles) files")
+            return
+        }
+        files.append(file)
+    }
+
+    /// Notes, once per walk, that `path` and what follows it are not walked because of `limit`.
+    private mutating func noteLimit(_ path: String, _ limit: String) {
+        guard !limited else { return }
+        limited = true
+        notes.append(
+            Note(
+                message: "not walking \(path) and what follows: one walk takes at most \(limit)", failsTheRun: true))
     }
 
     /// `true` when the text after the name's last dot is one of ``InputSource/receiptExtensions``, in any case.

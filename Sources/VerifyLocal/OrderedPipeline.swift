@@ -11,7 +11,8 @@ enum OrderedPipeline {
     /// - Parameters:
     ///   - count: how many inputs, numbered from 0.
     ///   - jobs: at most this many in progress at once (at least 1).
-    ///   - window: at most this many started and not yet delivered (raised to `jobs` batches when smaller).
+    ///   - window: at most this many inputs started and not yet delivered (raised to `jobs + 1` batches when
+    ///     smaller).
     ///   - batch: how many consecutive inputs one child task works through, one after the other. For quick local
     ///     work a batch of several keeps task creation and the wake-ups of the delivering task (a thread
     ///     handoff each) off the per-input cost; for slow waiting work (a call to Apple) it should be 1.
@@ -25,7 +26,9 @@ enum OrderedPipeline {
         let jobs = max(1, jobs)
         let batch = max(1, batch)
         let batches = count / batch + (count % batch == 0 ? 0 : 1)
-        let window = max(window / batch, jobs)
+        // The window counts inputs; in batches it leaves one spare batch beyond the running ones, so a worker
+        // that finishes early can start the next while the oldest is still being worked through.
+        let window = max(window / batch, jobs + 1)
         await withTaskGroup(of: (Int, [Output]).self) { group in
             var nextToStart = 0
             var nextToDeliver = 0
@@ -40,7 +43,7 @@ enum OrderedPipeline {
                     group.addTask {
                         var outputs: [Output] = []
                         outputs.reserveCapacity(inputs.count)
-                        for index in inputs { outputs.append(await work(index)) }
+                        for index in inputs where !Task.isCancelled { outputs.append(await work(index)) }
                         return (number, outputs)
                     }
                     nextToStart += 1

@@ -122,7 +122,7 @@ struct VerifyLocal: AsyncParsableCommand {
         // Local verifications take tens of microseconds: sixteen to a task, so handing them over costs little.
         let batch = fallback == nil ? Self.localBatch : 1
         await OrderedPipeline.run(
-            count: sources.count, jobs: jobs, window: Self.window(jobs: jobs) * batch, batch: batch, work: work
+            count: sources.count, jobs: jobs, window: Self.window(jobs: jobs), batch: batch, work: work
         ) { report in
             switch report.outcome {
             case .invalid: anyInvalid = true
@@ -158,7 +158,8 @@ struct VerifyLocal: AsyncParsableCommand {
     /// How many local verifications one task works through in a row (``OrderedPipeline``'s batch).
     static let localBatch = 16
 
-    /// How many receipts (batches, locally) may be started and not yet written: four per job, at least 16. A slow receipt holds
-    /// back at most that many finished reports, whatever the number of inputs.
+    /// How many receipts may be started and not yet written: four per job, at least 16 (locally, in whole
+    /// batches, and at least one batch more than the jobs). A slow receipt holds back at most that many finished
+    /// reports, whatever the number of inputs.
     static func window(jobs: Int) -> Int { max(4 * jobs, 16) }
 }

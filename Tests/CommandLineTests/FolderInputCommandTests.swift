@@ -173,7 +173,7 @@ struct FolderInputCommandTests {
         let outcome = try command.run(["--format", "json", "--root", testRoot, folder.url.path])
         #expect(outcome.status == 1, "\(outcome.standardError)")
         #expect(try files(outcome) == [folder.url.path + "/top.receipt"])
-        #expect(errorLines(outcome).contains { $0.contains("limited to 64 levels") })
+        #expect(errorLines(outcome).contains { $0.contains("at most 64 levels of folders") })
     }
 
     /// Two links to the next folder, level after level, reach the last folder along 2^18 paths: the walk stops
@@ -198,7 +198,7 @@ struct FolderInputCommandTests {
             "--decode-only", "--format", "json", folder.url.appendingPathComponent("l0").path,
         ])
         #expect(outcome.status == 1, "\(outcome.standardError)")
-        #expect(errorLines(outcome).contains { $0.contains("100000 folders") })
+        #expect(errorLines(outcome).contains { $0.contains("at most 100000 folders") })
         #expect(try files(outcome) == [folder.url.appendingPathComponent("l0").path + "/top.receipt"])
     }
 }
