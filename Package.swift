@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // Local verification of Apple App Store receipts on Linux.
 // One target per layer; imports only point downwards:
 //   COpenSSL (C) <- ReceiptCrypto <- ReceiptVerification

@@ -103,4 +103,15 @@ struct JSONWriterTests {
         write(&writer)
         return writer.string
     }
+
+    /// What a renderer reserves follows the purchase count only as far as the records' own size allows: the
+    /// count comes from input.
+    @Test func reservationsAreBoundedByTheRecordsSize() {
+        #expect(
+            AppleReceiptJSON.reservation(entries: 187, recordBytes: 70_000) == 187 * AppleReceiptJSON.typicalEntrySize)
+        // 700,000 minimal 12-byte records (an 8 MiB input) reserve eight times their size, not 1,100 bytes each.
+        #expect(AppleReceiptJSON.reservation(entries: 700_000, recordBytes: 8_400_000) == 8 * 8_400_000)
+        #expect(AppleReceiptJSON.reservation(entries: Int.max, recordBytes: Int.max) == 1 << 28)
+        #expect(AppleReceiptJSON.reservation(entries: -1, recordBytes: 10) == 0)
+    }
 }

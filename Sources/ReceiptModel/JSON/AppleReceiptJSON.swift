@@ -14,13 +14,27 @@ public enum AppleReceiptJSON {
     /// - Parameter requestDate: rendered as `request_date*` when given (the time the request was
     ///   answered; a receipt does not contain it).
     public static func render(_ payload: ReceiptPayload, requestDate: ReceiptDate? = nil) -> [UInt8] {
-        var writer = JSONWriter(capacity: 1024 + payload.inAppPurchases.count * typicalEntrySize)
+        var writer = JSONWriter(
+            capacity: 1024 + reservation(entries: payload.inAppPurchases.count, recordBytes: payload.encoded.count))
         write(payload, requestDate: requestDate, to: &writer)
         return writer.bytes
     }
 
     /// About how many bytes one `in_app` entry takes (real ones: 700 to 1,100), for reserving buffers.
     public static let typicalEntrySize = 1100
+
+    /// Bytes to reserve for `entries` rendered `in_app` entries whose records take `recordBytes` in the receipt:
+    /// ``typicalEntrySize`` each, but never more than eight times the records' own size. The count comes from
+    /// input, and a receipt packed with minimal 12-byte records (rendered as `{}`) would otherwise reserve
+    /// 1,100 bytes for every two it writes. A buffer still grows past its reservation when it must.
+    public static func reservation(entries: Int, recordBytes: Int) -> Int {
+        let bound = max(0, recordBytes).multipliedReportingOverflow(by: 8)
+        let typical = max(0, entries).multipliedReportingOverflow(by: typicalEntrySize)
+        // 256 MiB at most, so a caller may add its own few kilobytes without overflow.
+        return min(
+            bound.overflow ? Int.max : bound.partialValue, typical.overflow ? Int.max : typical.partialValue,
+            1 << 28)
+    }
 
     /// Writes the `receipt` object as the next value of `writer`.
     /// - Parameter rendered: the payload's `in_app` entries already rendered (``RenderedPurchases``), to copy

@@ -31,7 +31,7 @@ struct OutputChunk {
     mutating func put(_ text: StaticString) {
         let length = text.utf8CodeUnitCount
         precondition(length <= capacity - count, "an output chunk was given less room than its writer needs")
-        (base + count).update(from: text.utf8Start, count: length)
+        (base + count).initialize(from: text.utf8Start, count: length)
         count += length
     }
 
@@ -83,7 +83,7 @@ struct OutputChunk {
         precondition(value.count + 2 <= capacity - count, "an output chunk was given less room than its writer needs")
         base[count] = UInt8(ascii: "\"")
         value.withUnsafeBufferPointer { bytes in
-            if let source = bytes.baseAddress { (base + count + 1).update(from: source, count: bytes.count) }
+            if let source = bytes.baseAddress { (base + count + 1).initialize(from: source, count: bytes.count) }
         }
         base[count + 1 + value.count] = UInt8(ascii: "\"")
         count += value.count + 2

@@ -16,7 +16,9 @@ public struct RenderedPurchases: Sendable {
     /// Renders the entries of `purchases`, a receipt's ``ReceiptPayload/inAppPurchases`` in receipt order.
     public init(_ purchases: [InAppPurchase]) {
         self.purchases = purchases
-        var writer = JSONWriter(capacity: purchases.count * AppleReceiptJSON.typicalEntrySize)
+        let recordBytes = purchases.reduce(0) { $0 + $1.encoded.count }
+        var writer = JSONWriter(
+            capacity: AppleReceiptJSON.reservation(entries: purchases.count, recordBytes: recordBytes))
         var ranges: [Range<Int>] = []
         ranges.reserveCapacity(purchases.count)
         for purchase in purchases {

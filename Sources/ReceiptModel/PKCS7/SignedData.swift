@@ -37,7 +37,7 @@ public struct SignedData: Sendable {
     /// The most elements read from any list of the SignedData: `digestAlgorithms`, `certificates`,
     /// `signerInfos`, and a signer's signed attributes. Apple's receipts carry 1, 3, 1 and none; Xcode's 1, 1, 1
     /// and none. Past it the receipt is malformed (`ber.too_many_elements`), so a megabyte of tiny elements
-    /// cannot cost a decode each (the verifier reads at most 4 certificates anyway).
+    /// cannot cost a decode each (the verifier reads at most 3 certificates anyway).
     public static let maximumListElements = 16
 
     /// Reads every element of `list` through `body`, refusing more than ``maximumListElements``.

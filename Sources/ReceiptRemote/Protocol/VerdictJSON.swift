@@ -21,13 +21,13 @@ public enum VerdictJSON {
     public static func report(
         file: String, _ result: AttributedVerdict?, attributed: Bool, receipt: ReceiptInput?, error: ReceiptError?
     ) -> [UInt8] {
-        let purchases: Int
+        var entries = 0
         if case .appReceipt(let decoded)? = receipt {
-            purchases = decoded.payload.inAppPurchases.count
-        } else {
-            purchases = 0
+            let payload = decoded.payload
+            entries = AppleReceiptJSON.reservation(
+                entries: payload.inAppPurchases.count, recordBytes: payload.encoded.count)
         }
-        var writer = JSONWriter(capacity: 2048 + purchases * AppleReceiptJSON.typicalEntrySize)
+        var writer = JSONWriter(capacity: 2048 + entries)
         writer.beginObject()
         writer.field("file", file)
         if let result {

@@ -27,8 +27,8 @@ public enum VerifyReceiptBody {
         latestReceiptInfo: [InAppPurchase]?, latestReceipt: [UInt8]?
     ) -> [UInt8] {
         let purchases = payload.inAppPurchases.count + (latestReceiptInfo?.count ?? 0)
-        var writer = JSONWriter(
-            capacity: 1024 + purchases * AppleReceiptJSON.typicalEntrySize + (latestReceipt?.count ?? 0))
+        let entries = AppleReceiptJSON.reservation(entries: purchases, recordBytes: 2 * payload.encoded.count)
+        var writer = JSONWriter(capacity: 1024 + entries + (latestReceipt?.count ?? 0))
         let rendered = LatestReceiptInfo.renderedOnce(payload, latest: latestReceiptInfo)
         writer.beginObject()
         writer.field("status", 0)
