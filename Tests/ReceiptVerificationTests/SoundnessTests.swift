@@ -161,14 +161,15 @@ struct SoundnessTests {
 
     @Test func moreCertificatesThanAppleEmbedsAreRefusedBeforeParsing() throws {
         var request = try Self.request("valid-sha256")
-        request.signing.certificates += ["other-leaf", "other-intermediate"]
+        // Apple embeds three (leaf, intermediate, root); a fourth is refused by count, before any is parsed.
+        request.signing.certificates += ["other-leaf"]
         let verdict = try Self.verifier().verify(request.mint(pki: Self.pki))
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .chainTooLarge)
     }
 
     /// A megabyte of tiny certificates used to cost a decode each (about 55 times an ordinary receipt of the same
-    /// size): the decoder stops counting at 16, before the verifier's own bound of 4 even comes into play.
+    /// size): the decoder stops counting at 16, before the verifier's own bound of 3 even comes into play.
     @Test func aReceiptWithFarMoreCertificatesThanAnyReceiptIsMalformed() throws {
         var request = try Self.request("valid-sha256")
         request.signing.certificates = Array(repeating: ["test-leaf", "test-intermediate", "test-root"], count: 6)

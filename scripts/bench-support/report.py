@@ -90,9 +90,9 @@ descriptions = {
     "floor-rsa-verify-small": "**floor**: OpenSSL `EVP_PKEY_verify`, RSA-2048, reused context, same signature",
     "floor-digest-small": "**floor**: OpenSSL `EVP_Digest` of the same receipt's signed payload",
     "floor-rsa-verify-plus-digest-small": "**floor**: digest + RSA verify together (the least a verified receipt costs)",
-    "hostile-ec-explicit-4certs": "verify bytes: 4 certificates with explicit-curve keys and compressed points "
+    "hostile-ec-explicit-3certs": "verify bytes: 3 certificates with explicit-curve keys and compressed points "
     "(5.4 KB request; never cached). See `scripts/bench-hostile`",
-    "hostile-ordinary-same-size-as-ec-explicit-4certs": "verify bytes, warm cache: an ordinary receipt of at least "
+    "hostile-ordinary-same-size-as-ec-explicit-3certs": "verify bytes, warm cache: an ordinary receipt of at least "
     "the same request size",
     "hostile-rsa4096-partial-path": "verify bytes: 4 × ~4 KiB RSA-4096 certificates, a signed partial path "
     "(24 KB request; never cached)",

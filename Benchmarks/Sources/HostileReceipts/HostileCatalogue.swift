@@ -63,52 +63,59 @@ public struct HostileCatalogue: Sendable {
             ),
             (
                 "genuine-chain-plus-junk",
-                "the same plus a self-issued ~4 KiB RSA-4096 certificate on no path",
+                "the same with a self-issued ~4 KiB RSA-4096 certificate on no path in place of the root (the trusted "
+                    + "anchor completes the path): 3 × d2i_X509, as many as the verifier reads",
                 { () throws(HostileInputError) in
                     try Self.mint(
                         app(
-                            genuine + [names.junk], signer: "test-leaf", key: "test-leaf",
+                            Array(genuine.prefix(2)) + [names.junk], signer: "test-leaf", key: "test-leaf",
                             created: "2025-06-15T09:30:00Z", tampered: true), pki)
                 }
             ),
             (
                 "rsa4096-namesake-issuers",
-                "4 × ~4 KiB RSA-4096: a leaf whose issuer name three other certificates carry, none of which signed it "
-                    + "(3 by-name signature checks, then the CMS signature with the leaf's 4,096-bit key)",
+                "3 × ~4 KiB RSA-4096: a leaf whose issuer name two other certificates carry, none of which signed it "
+                    + "(2 by-name signature checks, then the CMS signature with the leaf's 4,096-bit key)",
                 { () throws(HostileInputError) in
                     try Self.mint(
-                        app([names.namedLeaf] + names.namesakes, signer: names.namedLeaf, key: names.key4096), pki)
+                        app([names.namedLeaf] + names.namesakes.prefix(2), signer: names.namedLeaf, key: names.key4096),
+                        pki)
                 }
             ),
             (
                 "rsa4096-partial-path",
-                "4 × ~4 KiB RSA-4096 forming leaf ← 1 ← 2 ← 3, 3's issuer absent (3 partial-path signature checks, "
-                    + "the CMS signature verifies: inconclusive, chain.incomplete)",
+                "3 × ~4 KiB RSA-4096 forming leaf ← 1 ← 2, 2's issuer absent (2 partial-path signature checks, "
+                    + "the CMS signature verifies: inconclusive, chain.incomplete); as many certificates as the verifier "
+                    + "reads (3)",
                 { () throws(HostileInputError) in
-                    try Self.mint(app(names.partialPath, signer: names.partialPath[0], key: names.key4096), pki)
+                    try Self.mint(
+                        app(Array(names.partialPath.prefix(3)), signer: names.partialPath[0], key: names.key4096), pki)
                 }
             ),
             (
                 "rsa2048-small-partial-path",
                 "the same shape with the smallest RSA-2048 certificates (~0.6 KB each): the most RSA work per byte",
                 { () throws(HostileInputError) in
-                    try Self.mint(app(names.smallPath, signer: names.smallPath[0], key: names.key2048), pki)
+                    try Self.mint(
+                        app(Array(names.smallPath.prefix(3)), signer: names.smallPath[0], key: names.key2048), pki)
                 }
             ),
             (
-                "p224-compressed-4certs",
-                "4 small certificates with a compressed P-224 key (a named curve): refused by the package's own key reader "
+                "p224-compressed-3certs",
+                "3 small certificates with a compressed P-224 key (a named curve): refused by the package's own key reader "
                     + "before d2i_X509 (chain.key_rejected)",
                 { () throws(HostileInputError) in
-                    try Self.mint(app(names.p224, signer: names.p224[0], key: "test-leaf"), pki)
+                    try Self.mint(app(Array(names.p224.prefix(3)), signer: names.p224[0], key: "test-leaf"), pki)
                 }
             ),
             (
-                "ec-explicit-4certs",
-                "4 × ~0.5 KB certificates with explicit 661-bit prime-field curve parameters and compressed points "
+                "ec-explicit-3certs",
+                "3 × ~0.5 KB certificates with explicit 661-bit prime-field curve parameters and compressed points "
                     + "(p − 1 divisible by 2^652; decoding one cost OpenSSL most of a second): refused before d2i_X509",
                 { () throws(HostileInputError) in
-                    try Self.mint(app(names.explicitCurve, signer: names.explicitCurve[0], key: "test-leaf"), pki)
+                    try Self.mint(
+                        app(Array(names.explicitCurve.prefix(3)), signer: names.explicitCurve[0], key: "test-leaf"), pki
+                    )
                 }
             ),
             (

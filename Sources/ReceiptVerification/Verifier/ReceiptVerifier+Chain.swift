@@ -109,7 +109,7 @@ extension ReceiptVerifier {
 
     /// The most certificates a receipt may embed: Apple's receipts carry 3 (leaf, WWDR intermediate, Apple Root
     /// CA), Xcode's 1. Each one costs a `d2i_X509` and can be a signature check, so this bounds a receipt's cost.
-    public static let maximumEmbeddedCertificates = 4
+    public static let maximumEmbeddedCertificates = 3
     /// The largest embedded certificate accepted, in bytes. Apple's are 0.9–1.5 KB; a 4,096-bit RSA
     /// certificate with the usual extensions stays under 2 KB.
     public static let maximumCertificateSize = 4096
