@@ -39,12 +39,6 @@ struct QuickStartTests {
     /// The lines of the plain ``` block on the line right after `marker`, without its fences; `nil` when the
     /// marker is missing, is not followed at once by a fence, or the block is never closed.
     static func codeBlock(after marker: String, in text: String) -> [String]? {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        guard let markerLine = lines.firstIndex(of: marker), markerLine + 1 < lines.count,
-            lines[markerLine + 1] == "```"
-        else { return nil }
-        let body = lines[(markerLine + 2)...]
-        guard let end = body.firstIndex(of: "```") else { return nil }
-        return Array(body[..<end])
+        MarkdownCodeBlock.lines(after: marker, fence: "```", in: text)
     }
 }

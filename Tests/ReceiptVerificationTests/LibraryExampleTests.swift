@@ -40,12 +40,6 @@ struct LibraryExampleTests {
     /// The lines of the ```swift block on the line after `marker`, without the fences; `nil` when the marker is
     /// missing, is not followed at once by a ```swift fence, or the block is never closed.
     static func codeBlock(after marker: String, in text: String) -> [String]? {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        guard let markerLine = lines.firstIndex(of: marker), markerLine + 1 < lines.count,
-            lines[markerLine + 1] == "```swift"
-        else { return nil }
-        let body = lines[(markerLine + 2)...]
-        guard let end = body.firstIndex(of: "```") else { return nil }
-        return Array(body[..<end])
+        MarkdownCodeBlock.lines(after: marker, fence: "```swift", in: text)
     }
 }
