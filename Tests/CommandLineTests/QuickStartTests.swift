@@ -34,6 +34,10 @@ struct QuickStartTests {
         #expect(Self.codeBlock(after: "<!-- other -->", in: text) == nil)
         #expect(Self.codeBlock(after: "<!-- m -->", in: "<!-- m -->\ntext\n```\nx\n```\n") == nil)
         #expect(Self.codeBlock(after: "<!-- m -->", in: "<!-- m -->\n```\nnever closed\n") == nil)
+        // The library example's block is a ```swift one (LibraryExampleTests): only that fence opens it.
+        let swift = "<!-- m -->\n```swift\nlet a = 1\n```\n"
+        #expect(MarkdownCodeBlock.lines(after: "<!-- m -->", fence: "```swift", in: swift) == ["let a = 1"])
+        #expect(MarkdownCodeBlock.lines(after: "<!-- m -->", fence: "```", in: swift) == nil)
     }
 
     /// The lines of the plain ``` block on the line right after `marker`, without its fences; `nil` when the

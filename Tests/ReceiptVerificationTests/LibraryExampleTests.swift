@@ -29,16 +29,7 @@ struct LibraryExampleTests {
             """)
     }
 
-    @Test func aBlockIsFoundOnlyRightAfterItsMarker() {
-        let text = "intro\n<!-- m -->\n```swift\nlet a = 1\n\nprint(a)\n```\nafter\n"
-        #expect(Self.codeBlock(after: "<!-- m -->", in: text) == ["let a = 1", "", "print(a)"])
-        #expect(Self.codeBlock(after: "<!-- other -->", in: text) == nil)
-        #expect(Self.codeBlock(after: "<!-- m -->", in: "<!-- m -->\ntext\n```swift\nx\n```\n") == nil)
-        #expect(Self.codeBlock(after: "<!-- m -->", in: "<!-- m -->\n```swift\nnever closed\n") == nil)
-    }
-
-    /// The lines of the ```swift block on the line after `marker`, without the fences; `nil` when the marker is
-    /// missing, is not followed at once by a ```swift fence, or the block is never closed.
+    /// The ```swift block right after `marker` (``MarkdownCodeBlock``, tested in QuickStartTests).
     static func codeBlock(after marker: String, in text: String) -> [String]? {
         MarkdownCodeBlock.lines(after: marker, fence: "```swift", in: text)
     }
