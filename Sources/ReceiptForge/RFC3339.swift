@@ -1,4 +1,4 @@
-public import ReceiptModel
+import ReceiptModel
 
 /// Formats instants as the `YYYY-MM-DDTHH:MM:SSZ` text Apple writes in receipts, with ``ReceiptDate``'s
 /// own calendar (the package's one), so the forge needs no date formatter and no time zone database.
