@@ -21,6 +21,12 @@ struct FolderInputCommandTests {
         try outcome.jsonLines().map { $0["file"] as? String ?? "?" }
     }
 
+    /// Makes `name` (a path below `folder`) a symbolic link to `destination`, as given (relative or absolute).
+    func link(_ name: String, in folder: URL, to destination: String) throws {
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.appendingPathComponent(name).path, withDestinationPath: destination)
+    }
+
     /// Lines the command wrote to standard error.
     func errorLines(_ outcome: CommandRunner.Outcome) -> [Substring] {
         outcome.standardError.split(separator: "\n")
@@ -65,10 +71,8 @@ struct FolderInputCommandTests {
         try folder.write("elsewhere/b.receipt", try fixtureBytes("valid-sha256.receipt"))
         let top = folder.url.appendingPathComponent("top")
         try FileManager.default.createDirectory(at: top, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(
-            atPath: top.appendingPathComponent("link").path, withDestinationPath: "../real")
-        try FileManager.default.createSymbolicLink(
-            atPath: top.appendingPathComponent("file.receipt").path, withDestinationPath: "../elsewhere/b.receipt")
+        try link("link", in: top, to: "../real")
+        try link("file.receipt", in: top, to: "../elsewhere/b.receipt")
         let outcome = try command.run(["--format", "json", "--root", testRoot, top.path])
         #expect(outcome.status == 0, "\(outcome.standardOutput)\(outcome.standardError)")
         #expect(try files(outcome) == [top.path + "/file.receipt", top.path + "/link/a.receipt"])
@@ -92,10 +96,8 @@ struct FolderInputCommandTests {
         try folder.write("top/a.receipt", try fixtureBytes("valid-sha1.receipt"))
         try folder.write("top/sub/b.receipt", try fixtureBytes("valid-sha256.receipt"))
         let top = folder.url.appendingPathComponent("top")
-        try FileManager.default.createSymbolicLink(
-            atPath: top.appendingPathComponent("self").path, withDestinationPath: ".")
-        try FileManager.default.createSymbolicLink(
-            atPath: top.appendingPathComponent("sub/up").path, withDestinationPath: "..")
+        try link("self", in: top, to: ".")
+        try link("sub/up", in: top, to: "..")
         let outcome = try command.run(["--format", "json", "--root", testRoot, top.path])
         #expect(outcome.status == 0, "a loop skipped is not a failed receipt: \(outcome.standardError)")
         #expect(try files(outcome) == [top.path + "/a.receipt", top.path + "/sub/b.receipt"])
@@ -108,10 +110,8 @@ struct FolderInputCommandTests {
         let folder = try TemporaryFolder()
         try folder.write("x/a.receipt", try fixtureBytes("valid-sha1.receipt"))
         try folder.write("y/b.receipt", try fixtureBytes("valid-sha256.receipt"))
-        try FileManager.default.createSymbolicLink(
-            atPath: folder.url.appendingPathComponent("x/to-y").path, withDestinationPath: "../y")
-        try FileManager.default.createSymbolicLink(
-            atPath: folder.url.appendingPathComponent("y/to-x").path, withDestinationPath: "../x")
+        try link("x/to-y", in: folder.url, to: "../y")
+        try link("y/to-x", in: folder.url, to: "../x")
         let root = folder.url.path
         let outcome = try command.run(["--format", "json", "--root", testRoot, root])
         #expect(outcome.status == 0, "\(outcome.standardError)")
@@ -125,10 +125,8 @@ struct FolderInputCommandTests {
     @Test func aBrokenLinkNamedLikeAReceiptIsAnUnreadableInput() throws {
         let folder = try TemporaryFolder()
         try folder.write("a.receipt", try fixtureBytes("valid-sha1.receipt"))
-        try FileManager.default.createSymbolicLink(
-            atPath: folder.url.appendingPathComponent("gone.receipt").path, withDestinationPath: "nowhere.receipt")
-        try FileManager.default.createSymbolicLink(
-            atPath: folder.url.appendingPathComponent("gone-folder").path, withDestinationPath: "nowhere")
+        try link("gone.receipt", in: folder.url, to: "nowhere.receipt")
+        try link("gone-folder", in: folder.url, to: "nowhere")
         let outcome = try command.run(["--format", "json", "--root", testRoot, folder.url.path])
         #expect(outcome.status == 1)
         let lines = try outcome.jsonLines()
@@ -188,10 +186,8 @@ struct FolderInputCommandTests {
         // One receipt, at the top: the cost measured is the walk's, not the verification of what it finds.
         try folder.write("l0/top.receipt", try fixtureBytes("valid-sha1.receipt"))
         for level in 0..<(levels - 1) {
-            for link in ["a", "b"] {
-                try FileManager.default.createSymbolicLink(
-                    atPath: folder.url.appendingPathComponent("l\(level)/\(link)").path,
-                    withDestinationPath: "../l\(level + 1)")
+            for name in ["a", "b"] {
+                try link("l\(level)/\(name)", in: folder.url, to: "../l\(level + 1)")
             }
         }
         let outcome = try command.run([

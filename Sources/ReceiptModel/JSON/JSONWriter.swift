@@ -52,15 +52,6 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
-    /// Writes a string value whose characters `write` appends directly to the buffer. The caller
-    /// guarantees they need no escaping (digits, ASCII letters, spaces, `-`, `:`, `/`, `+`, `=`).
-    public mutating func string(_ write: (inout [UInt8]) -> Void) {
-        punctuation(UInt8(ascii: "\""))
-        write(&bytes)
-        bytes.append(UInt8(ascii: "\""))
-        needsComma = true
-    }
-
     public mutating func string(_ value: String) {
         separate()
         appendQuoted(value)
