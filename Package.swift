@@ -5,6 +5,8 @@
 //   BER <- ReceiptModel <- ReceiptVerification <- VerifyLocal
 //   BER, ReceiptModel, ReceiptCrypto <- ReceiptForge <- MintReceipt
 //   ReceiptVerification <- ReceiptRemote (Apple's verifyReceipt, fallback policy) <- ReceiptServer
+//   ReceiptRemote <- ReceiptLedger (exactly-once transactions, owners, audit; SQLite via GRDB, PostgreSQL via
+//   postgres-nio) <- ReceiptServer
 //   AppleStandIn: a loopback stand-in for Apple's endpoints, for tests and by hand
 import PackageDescription
 
@@ -24,6 +26,7 @@ let package = Package(
         // for minting test receipts under one's own test CA (fixtures/README.md).
         .library(name: "ReceiptVerification", targets: ["ReceiptVerification", "ReceiptModel", "BER"]),
         .library(name: "ReceiptRemote", targets: ["ReceiptRemote"]),
+        .library(name: "ReceiptLedger", targets: ["ReceiptLedger"]),
         .library(name: "ReceiptServer", targets: ["ReceiptServer"]),
         .library(name: "ReceiptForge", targets: ["ReceiptForge"]),
         .executable(name: "verify-local", targets: ["VerifyLocal"]),
@@ -41,6 +44,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // OpenSSL's libcrypto through pkg-config; Debian's libssl-dev provides it.
@@ -81,6 +87,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The ledger: each transaction of a valid receipt recorded once, one owner per original transaction,
+        // an append-only audit trail; one protocol, an embedded SQLite store and a PostgreSQL one.
+        .target(
+            name: "ReceiptLedger",
+            dependencies: [
+                "BER", "ReceiptModel", "ReceiptVerification", "ReceiptCrypto", "ReceiptRemote",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // A faithful loopback stand-in for Apple's verifyReceipt endpoints, with scripted behaviours.
         .target(
             name: "AppleStandIn",
@@ -96,7 +115,7 @@ let package = Package(
         .target(
             name: "ReceiptServer",
             dependencies: [
-                "BER", "ReceiptModel", "ReceiptVerification", "ReceiptRemote",
+                "BER", "ReceiptModel", "ReceiptVerification", "ReceiptRemote", "ReceiptLedger", "ReceiptCrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -110,7 +129,7 @@ let package = Package(
         .executableTarget(
             name: "ReceiptServerCommand",
             dependencies: [
-                "ReceiptServer", "ReceiptRemote", "ReceiptModel", "ReceiptVerification",
+                "ReceiptServer", "ReceiptRemote", "ReceiptModel", "ReceiptVerification", "ReceiptLedger",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 "CMalloc",
@@ -180,13 +199,21 @@ let package = Package(
             name: "ReceiptServerTests",
             dependencies: [
                 "ReceiptServer", "ReceiptRemote", "AppleStandIn", "ReceiptForge", "ReceiptModel", "ReceiptVerification",
-                "TestSupport",
+                "ReceiptLedger", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ReceiptLedgerTests",
+            dependencies: [
+                "ReceiptLedger", "ReceiptForge", "ReceiptModel", "ReceiptVerification", "ReceiptRemote", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

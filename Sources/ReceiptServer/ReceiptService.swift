@@ -1,5 +1,6 @@
 public import Hummingbird
 public import Logging
+public import ReceiptLedger
 import ServiceLifecycle
 import UnixSignals
 
@@ -17,8 +18,10 @@ public struct ReceiptService: Sendable {
     /// request's id (`hb.request.id`); the routes log only through that.
     public let logger: Logger
 
-    public init(configuration: ReceiptServerConfiguration, decider: any ReceiptDecider, logger: Logger) {
-        routes = ReceiptRoutes(configuration: configuration, decider: decider)
+    public init(
+        configuration: ReceiptServerConfiguration, decider: any ReceiptDecider, ledger: Ledger? = nil, logger: Logger
+    ) {
+        routes = ReceiptRoutes(configuration: configuration, decider: decider, ledger: ledger)
         self.logger = logger
     }
 

@@ -66,8 +66,10 @@ public enum VerdictJSON {
     /// - Parameters:
     ///   - requestDate: when the server answered.
     ///   - excludeOldTransactions: trims `latest_receipt_info` as verifyReceipt does.
+    ///   - appending: writes members of a layer above (the ledger's `ledger`) last.
     public static func response(
-        _ result: AttributedVerdict, requestDate: ReceiptDate, excludeOldTransactions: Bool
+        _ result: AttributedVerdict, requestDate: ReceiptDate, excludeOldTransactions: Bool,
+        appending: (inout JSONWriter) -> Void = { _ in }
     ) -> [UInt8] {
         let verdict = result.verdict
         var writer = JSONWriter(capacity: 4096)
@@ -102,6 +104,7 @@ public enum VerdictJSON {
             writer.key("apple_response")
             writer.raw(response.body)
         }
+        appending(&writer)
         writer.endObject()
         return writer.bytes
     }

@@ -25,7 +25,8 @@ extension ServerError: RouteRefusal {
         case .bodyTimeout: HTTPResponse.Status(code: 408)
         case .sharedSecretMismatch: HTTPResponse.Status(code: 403)
         case .unsupportedMediaType: HTTPResponse.Status(code: 415)
-        case .overloaded: HTTPResponse.Status(code: 503)
+        case .overloaded, .ledgerUnavailable: HTTPResponse.Status(code: 503)
+        case .ledgerDisabled, .transactionNotFound: HTTPResponse.Status(code: 404)
         case .invalidConfiguration: HTTPResponse.Status(code: 500)
         default: HTTPResponse.Status(code: 400)
         }

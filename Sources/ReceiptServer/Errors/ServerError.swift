@@ -22,6 +22,9 @@ public struct ServerError: CodedError {
             case unsupportedMediaType = "server.unsupported_media_type"
             case overloaded = "server.overloaded"
             case invalidConfiguration = "server.invalid_configuration"
+            case ledgerUnavailable = "ledger.unavailable"
+            case ledgerDisabled = "ledger.disabled"
+            case transactionNotFound = "ledger.transaction_not_found"
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -48,6 +51,14 @@ public struct ServerError: CodedError {
         public static let overloaded = Code(.overloaded)
         /// A flag or environment variable has a value the server cannot use.
         public static let invalidConfiguration = Code(.invalidConfiguration)
+
+        /// The ledger's store failed or could not be reached: nothing of the request was recorded, and its
+        /// answer is withheld (a verification is never answered without its ledger write).
+        public static let ledgerUnavailable = Code(.ledgerUnavailable)
+        /// A ledger route was called on a server running without a ledger (`--ledger none`).
+        public static let ledgerDisabled = Code(.ledgerDisabled)
+        /// `GET /v1/transactions/{id}` for an id the ledger does not hold.
+        public static let transactionNotFound = Code(.transactionNotFound)
 
         /// The code as a dotted string, e.g. `server.invalid_json`.
         public var description: String { kind.rawValue }

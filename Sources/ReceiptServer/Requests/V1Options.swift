@@ -1,3 +1,4 @@
+import ReceiptLedger
 import ReceiptModel
 public import ReceiptVerification
 
@@ -23,11 +24,15 @@ public struct V1Options: Sendable, Equatable {
     /// ``ReceiptVerification/DeviceIdentifier`` parses: an iOS identifierForVendor or a Mac's MAC address.
     /// Only narrows: a receipt the operator's policy rejects stays rejected.
     public var deviceIdentifier: DeviceIdentifier?
+    /// `account`: the app's user id (1-256 bytes of UTF-8). With the ledger on, the first valid verification
+    /// naming an account binds the receipt's unbound purchases to it; another account gets them as conflicts.
+    public var account: String?
 
     public init(
         validationTime: ValidationTime? = nil, excludeOldTransactions: Bool = false, password: String? = nil,
-        allowsRemote: Bool = true, deviceIdentifier: DeviceIdentifier? = nil
+        allowsRemote: Bool = true, deviceIdentifier: DeviceIdentifier? = nil, account: String? = nil
     ) {
+        self.account = account
         self.validationTime = validationTime
         self.excludeOldTransactions = excludeOldTransactions
         self.password = password
@@ -48,6 +53,7 @@ public struct V1Options: Sendable, Equatable {
         if let text = try json.string("device_id") {
             deviceIdentifier = try Self.device(String(decoding: text, as: UTF8.self))
         }
+        if let bytes = try json.string("account") { account = try Self.account(bytes) }
     }
 
     /// Reads the options from query parameters (`?validation_time=now&allow_remote=false`).
@@ -60,6 +66,7 @@ public struct V1Options: Sendable, Equatable {
             case "exclude_old_transactions": excludeOldTransactions = try Self.flag(name, value)
             case "allow_remote": allowsRemote = try Self.flag(name, value)
             case "device_id": deviceIdentifier = try Self.device(value)
+            case "account": account = try Self.account(Array(value.utf8))
             default: continue  // unknown parameters are ignored, as unknown JSON members are
             }
         }
@@ -124,6 +131,13 @@ public struct V1Options: Sendable, Equatable {
             )
         }
         return device
+    }
+
+    static func account(_ bytes: [UInt8]) throws(ServerError) -> String {
+        guard let account = String(validating: bytes, as: UTF8.self), LedgerEntry.isValidAccount(account) else {
+            throw ServerError(.invalidOption, "account takes 1 to 256 bytes of UTF-8 (no U+0000)")
+        }
+        return account
     }
 
     static func time(_ text: String) throws(ServerError) -> ValidationTime {

@@ -1,4 +1,5 @@
 import Hummingbird
+import ReceiptLedger
 import ReceiptModel
 import ReceiptRemote
 import ReceiptVerification
@@ -19,7 +20,8 @@ extension ReceiptRoutes {
     /// and answered 400, 403, 408, 413, 415 or 503 with `{"error": {"code", "message"}}`.
     ///
     /// Options: `validation_time` (`creation`, `now`, or an RFC 3339 instant), `exclude_old_transactions`,
-    /// `password`, `allow_remote` (default true), `device_id`. Each may only narrow the operator's configuration
+    /// `password`, `allow_remote` (default true), `device_id`, `account` (the ledger's owner of the receipt's
+    /// purchases). Each may only narrow the operator's configuration
     /// (``V1Options``): a `password` other than the configured shared secret is refused with 403
     /// `server.shared_secret_mismatch`, a looser `validation_time` with 400 `server.invalid_option`; a `device_id`
     /// adds a device check to the operator's policy.
@@ -33,13 +35,16 @@ extension ReceiptRoutes {
         let now = configuration.clock()
         let time = try call.options.validationTime(policy: configuration.validationTime)
         let policy = try call.options.policy(narrowing: decider.policy)
-        let result = try await decide(
+        let decided = try await decide(
             call.receiptData, fallbackRequest(call.options, time: time, policy: policy, now: now))
         // Text that is not base64 is a transport mistake (HTTP 400), not a verdict about a receipt.
-        if !call.isRaw, result.decidedBy == .local, result.verdict.decodingError?.code == .invalidBase64 {
+        if !call.isRaw, decided.decidedBy == .local, decided.verdict.decodingError?.code == .invalidBase64 {
             throw ServerError(.invalidBase64, "receipt_data is not base64 text")
         }
-        return answerV1(result, options: call.options, now: now, context: context, request: request)
+        let (result, outcome) = try await record(
+            decided, received: call.receiptData, endpoint: "/v1/verify", account: call.options.account, now: now,
+            context: context)
+        return answerV1(result, ledger: outcome, options: call.options, now: now, context: context, request: request)
     }
 
     /// Reads the body as its media type says, and the options from the JSON or the query.
@@ -77,15 +82,20 @@ extension ReceiptRoutes {
             allowsRemote: options.allowsRemote)
     }
 
-    /// The verdict as `/v1/verify`'s JSON, HTTP 200.
+    /// The verdict as `/v1/verify`'s JSON, HTTP 200, with the ledger's outcome as `ledger` when there is one.
     func answerV1(
-        _ result: AttributedVerdict, options: V1Options, now: ReceiptDate, context: some RequestContext,
-        request: Request
+        _ result: AttributedVerdict, ledger outcome: LedgerOutcome?, options: V1Options, now: ReceiptDate,
+        context: some RequestContext, request: Request
     ) -> Response {
         let status = VerifyReceiptStatus.status(of: result)
         noteAnswer(status: status, result: result, request: request, context: context)
         let body = VerdictJSON.response(
-            result, requestDate: now, excludeOldTransactions: options.excludeOldTransactions)
+            result, requestDate: now, excludeOldTransactions: options.excludeOldTransactions
+        ) { writer in
+            guard let outcome else { return }
+            writer.key("ledger")
+            LedgerJSON.write(outcome: outcome, to: &writer)
+        }
         return Self.response(.ok, contentType: "application/json", body: body)
     }
 }

@@ -1,5 +1,6 @@
 internal import HTTPTypes
 import Hummingbird
+import ReceiptLedger
 import ReceiptModel
 import ReceiptRemote
 import ReceiptVerification
@@ -20,6 +21,10 @@ extension ReceiptRoutes {
     ///
     /// Always HTTP 200 with a `status`, as Apple's endpoint, except for the refusals that
     /// ``VerifyReceiptRefusal`` sends with an HTTP status of their own (413, 408, 400, 503).
+    ///
+    /// With the ledger on, the verification is recorded before it is answered; the body stays Apple's and
+    /// `X-Receipt-New-Transactions` lists the ids reported new (empty when none). Apple's request names no
+    /// account, so nothing is bound here.
     func verifyReceipt(
         _ request: Request, context: some RequestContext, endpoint: ReceiptEnvironment
     ) async throws(VerifyReceiptRefusal) -> Response {
@@ -30,9 +35,16 @@ extension ReceiptRoutes {
                     status: VerifyReceiptStatus.sharedSecretMismatch, context: context, request: request)
             }
             let now = configuration.clock()
-            let result = try await decide(call.receiptData, fallbackRequest(call, endpoint: endpoint, now: now))
-            return answerVerifyReceipt(
+            let decided = try await decide(call.receiptData, fallbackRequest(call, endpoint: endpoint, now: now))
+            let (result, outcome) = try await record(
+                decided, received: call.receiptData, endpoint: Self.path(endpoint), account: nil, now: now,
+                context: context)
+            var response = answerVerifyReceipt(
                 result, to: call, endpoint: endpoint, now: now, context: context, request: request)
+            if let outcome {
+                response.headers[Self.newTransactionsHeader] = outcome.newTransactionIDs.joined(separator: ",")
+            }
+            return response
         } catch {
             throw VerifyReceiptRefusal(error)
         }

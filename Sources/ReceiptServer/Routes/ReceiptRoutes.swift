@@ -1,6 +1,7 @@
 internal import HTTPTypes
 public import Hummingbird
 import Logging
+public import ReceiptLedger
 import ReceiptModel
 import ReceiptRemote
 public import ReceiptVerification
@@ -18,6 +19,8 @@ public struct ReceiptRoutes: Sendable {
     public let configuration: ReceiptServerConfiguration
     public let decider: any ReceiptDecider
     public let metrics: ServerMetrics
+    /// The ledger each verification is recorded in; `nil` runs without one.
+    public let ledger: Ledger?
     package let limiter: InFlightLimiter
     let bodyReader: BodyReader
 
@@ -29,11 +32,14 @@ public struct ReceiptRoutes: Sendable {
     static let reasonHeader = HTTPField.Name("X-Receipt-Reason")!  // a constant, valid token
 
     public init(
-        configuration: ReceiptServerConfiguration, decider: any ReceiptDecider, metrics: ServerMetrics = ServerMetrics()
+        configuration: ReceiptServerConfiguration, decider: any ReceiptDecider,
+        metrics: ServerMetrics = ServerMetrics(),
+        ledger: Ledger? = nil
     ) {
         self.configuration = configuration
         self.decider = decider
         self.metrics = metrics
+        self.ledger = ledger
         self.limiter = InFlightLimiter(limit: configuration.maximumInFlight)
         self.bodyReader = BodyReader(maximumSize: configuration.maximumBodySize, timeout: configuration.bodyTimeout)
     }
@@ -55,6 +61,12 @@ public struct ReceiptRoutes: Sendable {
         }
         receiptRoutes.post("/v1/verify") { request, context in
             try await self.verify(request, context: context)
+        }
+        receiptRoutes.get("/v1/entitlements") { request, context in
+            try await self.entitlements(request, context: context)
+        }
+        receiptRoutes.get("/v1/transactions/:id") { request, context in
+            try await self.transaction(request, context: context)
         }
         router.get("/health") { _, _ in
             Self.response(.ok, contentType: "application/json", body: Array(#"{"status":"ok"}"#.utf8))

@@ -16,9 +16,11 @@ package struct VerifyReceiptRefusal: RouteRefusal {
 
     package var code: ServerError.Code { error.code }
 
-    /// The status in the body: 21005 ("try again") when overloaded, 21000 for every other refusal.
+    /// The status in the body: 21005 ("try again") when overloaded or when the ledger could not record,
+    /// 21000 for every other refusal.
     package var bodyStatus: Int {
-        error.code == .overloaded ? VerifyReceiptStatus.unavailable : VerifyReceiptStatus.malformedRequest
+        error.code == .overloaded || error.code == .ledgerUnavailable
+            ? VerifyReceiptStatus.unavailable : VerifyReceiptStatus.malformedRequest
     }
 
     package var verifyReceiptStatus: Int? { bodyStatus }
@@ -28,12 +30,15 @@ package struct VerifyReceiptRefusal: RouteRefusal {
         case .bodyTooLarge: HTTPResponse.Status(code: 413)
         case .bodyTimeout: HTTPResponse.Status(code: 408)
         case .incompleteBody: HTTPResponse.Status(code: 400)
-        case .overloaded: HTTPResponse.Status(code: 503)
+        case .overloaded, .ledgerUnavailable: HTTPResponse.Status(code: 503)
         default: HTTPResponse.Status(code: 200)
         }
     }
 
+    /// The status-only body; a ledger failure also names its code in `X-Receipt-Reason`.
     package func response(from request: Request, context: some RequestContext) -> Response {
-        ReceiptRoutes.jsonResponse(status, body: VerifyReceiptBody.status(bodyStatus))
+        var response = ReceiptRoutes.jsonResponse(status, body: VerifyReceiptBody.status(bodyStatus))
+        if error.code == .ledgerUnavailable { response.headers[ReceiptRoutes.reasonHeader] = error.code.description }
+        return response
     }
 }

@@ -1,0 +1,68 @@
+public import Logging
+public import ReceiptModel
+
+/// The ledger as a backend uses it: records verifications (group-committed, exactly once per transaction
+/// id), answers what a transaction is and what an account is entitled to, and reads the audit trail.
+///
+/// ```swift
+/// let ledger = Ledger(store: try SQLiteLedgerStore(path: "receipt-ledger.sqlite"))
+/// let outcome = try await ledger.record(LedgerEntry(verification: result, received: body, endpoint: "my-app",
+///     account: userID, time: now, catalogue: ledger.catalogue, onConflict: ledger.onConflict))
+/// for id in outcome.newTransactionIDs { credit(userID, id) }   // each id is new once, ever
+/// ```
+public final class Ledger: Sendable {
+    public let store: any LedgerStore
+    /// The operator's product kinds.
+    public let catalogue: ProductCatalogue
+    /// What a verification naming another account than a purchase's owner gets.
+    public let onConflict: ConflictPolicy
+    private let group: GroupCommit
+
+    /// The most verifications committed in one transaction.
+    public static let defaultMaximumBatch = 256
+
+    public init(
+        store: any LedgerStore, catalogue: ProductCatalogue = ProductCatalogue(), onConflict: ConflictPolicy = .report,
+        maximumBatch: Int = Ledger.defaultMaximumBatch
+    ) {
+        self.store = store
+        self.catalogue = catalogue
+        self.onConflict = onConflict
+        group = GroupCommit(store: store, maximumBatch: maximumBatch)
+    }
+
+    /// Opens the store at `location` (creating and migrating it); `nil` for `none`.
+    /// - Throws: ``LedgerError``.
+    public static func openStore(_ location: LedgerLocation, logger: Logger) async throws(LedgerError)
+        -> (any LedgerStore)?
+    {
+        switch location {
+        case .none: return nil
+        case .sqlite(let path): return try SQLiteLedgerStore(path: path)
+        case .postgres(let server): return try await PostgresLedgerStore(location: server, logger: logger)
+        }
+    }
+
+    /// Records one verification; returns once it is durable, with what was new.
+    /// - Throws: ``LedgerError`` `ledger.unavailable`: nothing of it was recorded, and nothing may be credited.
+    public func record(_ entry: LedgerEntry) async throws(LedgerError) -> LedgerOutcome {
+        try await group.record(entry)
+    }
+
+    /// The transaction with this id and its purchase's owner, if the ledger holds it.
+    public func transaction(id: String) async throws(LedgerError) -> (LedgerTransaction, owner: String?)? {
+        try await store.transaction(id: id)
+    }
+
+    /// What `account` is entitled to at `instant` (``Entitlements``).
+    public func entitlements(account: String, at instant: ReceiptDate) async throws(LedgerError) -> [Entitlement] {
+        Entitlements.compute(try await store.transactions(ownedBy: account), at: instant)
+    }
+
+    /// Audit entries matching `query`, oldest first.
+    public func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry] {
+        try await store.auditEntries(query)
+    }
+
+    public func close() async { await store.close() }
+}

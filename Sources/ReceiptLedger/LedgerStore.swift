@@ -1,0 +1,22 @@
+/// Where the ledger lives: one protocol, two stores (``SQLiteLedgerStore`` embedded, ``PostgresLedgerStore``
+/// for replicas). Every guarantee rests on ``commit(_:)``: one durable transaction per batch, holding the
+/// store's one writer lock from its first read to its commit, deciding with ``LedgerPlan``.
+public protocol LedgerStore: Sendable {
+    /// Records a batch of verifications in one transaction: reads the batch's keys under the writer lock,
+    /// decides with ``LedgerPlan/decide(_:snapshot:)``, writes, commits durably, and only then returns.
+    /// - Returns: one outcome per entry, in order.
+    /// - Throws: ``LedgerError`` `ledger.unavailable`; then nothing of the batch was recorded.
+    func commit(_ entries: [LedgerEntry]) async throws(LedgerError) -> [LedgerOutcome]
+
+    /// The transaction with this id and the account its original transaction id is bound to, if any.
+    func transaction(id: String) async throws(LedgerError) -> (LedgerTransaction, owner: String?)?
+
+    /// Every transaction whose original transaction id is bound to `account`.
+    func transactions(ownedBy account: String) async throws(LedgerError) -> [LedgerTransaction]
+
+    /// Audit entries matching `query`, oldest first.
+    func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry]
+
+    /// Releases connections; the store is not used afterwards.
+    func close() async
+}

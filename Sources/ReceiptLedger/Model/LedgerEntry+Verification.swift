@@ -1,0 +1,114 @@
+import BER
+import ReceiptCrypto
+public import ReceiptModel
+public import ReceiptRemote
+import ReceiptVerification
+
+extension LedgerEntry {
+    /// The entry for one verification: the audit facts, and the transactions of the receipt when the verdict
+    /// is `valid` (from the locally verified receipt, or from Apple's answer when Apple decided).
+    ///
+    /// A purchase record without a transaction id, or with an id or product id that is not UTF-8 or holds
+    /// U+0000, cannot be a transaction Apple issued and is left out.
+    /// - Parameters:
+    ///   - received: the receipt as the client sent it; its decoded bytes are hashed for the audit entry.
+    ///   - catalogue: the operator's product kinds, which win over the receipt's.
+    public init(
+        verification result: AttributedVerdict, received: [UInt8], endpoint: String, account: String?,
+        time: ReceiptDate, catalogue: ProductCatalogue, onConflict: ConflictPolicy
+    ) {
+        let verdict = result.verdict
+        var transactions: [LedgerTransaction] = []
+        if verdict.isValid {
+            let recorder = TransactionRecorder(time: time, catalogue: catalogue)
+            if result.decidedBy == .remote, let response = result.appleResponse {
+                transactions = recorder.transactions(in: response)
+            } else {
+                switch verdict.receipt {
+                case .appReceipt(let receipt)?:
+                    transactions = recorder.transactions(
+                        in: receipt.payload, environment: verdict.environment?.rawValue ?? "")
+                case .iOS6(let receipt)?:
+                    transactions = recorder.transactions(
+                        in: receipt, environment: verdict.environment?.rawValue ?? receipt.environment ?? "")
+                case nil:
+                    break
+                }
+            }
+        }
+        self.init(
+            time: time, endpoint: endpoint, receiptSHA256: Self.sha256(ofDecoded: received), verdict: verdict.outcome,
+            reason: verdict.reason?.code.description, decidedBy: result.decidedBy.rawValue, account: account,
+            transactions: transactions, onConflict: onConflict)
+    }
+
+    /// SHA-256, in hex, of the receipt's decoded bytes (its DER, or its plist text): what the client wrapped in
+    /// base64, quotes or a data URL hashes the same as the raw receipt. Bytes that do not decode are hashed as
+    /// received.
+    public static func sha256(ofDecoded received: [UInt8]) -> String {
+        let bytes = (try? ReceiptInput.canonicalBytes(of: received[...]))?.bytes ?? received[...]
+        let digest = (try? DigestAlgorithm.sha256.hash(bytes)) ?? []
+        return Hex.encode(digest)
+    }
+}
+
+/// Turns a verified receipt's purchase records into ledger transactions seen at one instant.
+struct TransactionRecorder {
+    let time: ReceiptDate
+    let catalogue: ProductCatalogue
+
+    func transactions(in payload: ReceiptPayload, environment: String) -> [LedgerTransaction] {
+        let bundleID = payload.bundleID ?? ""
+        return payload.inAppPurchases.compactMap { purchase in
+            make(
+                id: purchase.transactionID, original: purchase.originalTransactionID, product: purchase.productID,
+                reported: ProductKind(purchase.productType), bundleID: bundleID, environment: environment,
+                purchase: purchase.purchaseDate, expires: purchase.expiresDate,
+                cancellation: purchase.cancellationDate, webOrder: purchase.webOrderLineItemID.map(String.init),
+                source: .receipt)
+        }
+    }
+
+    func transactions(in receipt: IOS6TransactionReceipt, environment: String) -> [LedgerTransaction] {
+        let info = receipt.purchaseInfo
+        return [
+            make(
+                id: info.transactionID, original: info.originalTransactionID, product: info.productID,
+                reported: .unknown, bundleID: info.bundleID ?? "", environment: environment,
+                purchase: info.purchaseDate,
+                expires: info.expiresDate, cancellation: nil, webOrder: info.webOrderLineItemID, source: .iOS6Receipt)
+        ].compactMap { $0 }
+    }
+
+    /// Apple's `in_app` and `latest_receipt_info`, each transaction once.
+    func transactions(in response: VerifyReceiptResponse) -> [LedgerTransaction] {
+        let bundleID = response.bundleID ?? ""
+        let environment = response.effectiveEnvironment ?? ""
+        return (response.inApp + response.latestReceiptInfo).compactMap { info in
+            make(
+                id: info.transactionID, original: info.originalTransactionID, product: info.productID,
+                reported: .unknown, bundleID: bundleID, environment: environment, purchase: info.purchaseDate,
+                expires: info.expiresDate, cancellation: info.cancellationDate,
+                webOrder: info.json.text("web_order_line_item_id"), source: .appleVerifyReceipt)
+        }
+    }
+
+    private func make(
+        id: String?, original: String?, product: String?, reported: ProductKind, bundleID: String,
+        environment: String, purchase: ReceiptDate?, expires: ReceiptDate?, cancellation: ReceiptDate?,
+        webOrder: String?, source: LedgerSource
+    ) -> LedgerTransaction? {
+        guard let id, Self.storable(id), !id.isEmpty else { return nil }
+        let original = original.flatMap { Self.storable($0) && !$0.isEmpty ? $0 : nil } ?? id
+        let product = product.flatMap { Self.storable($0) ? $0 : nil } ?? ""
+        return LedgerTransaction(
+            transactionID: id, originalTransactionID: original, productID: product,
+            kind: catalogue.kind(of: product, reported: reported), bundleID: Self.storable(bundleID) ? bundleID : "",
+            environment: environment, purchaseDate: purchase, expiresDate: expires, cancellationDate: cancellation,
+            webOrderLineItemID: webOrder.flatMap { Self.storable($0) ? $0 : nil }, source: source, firstSeen: time,
+            lastSeen: time)
+    }
+
+    /// Text both stores hold as is: no U+0000.
+    static func storable(_ text: String) -> Bool { !text.utf8.contains(0) }
+}

@@ -1,0 +1,51 @@
+public import ReceiptModel
+public import ReceiptVerification
+
+/// One verification, as the ledger is asked to record it: the audit entry's facts and, for a valid receipt,
+/// its transactions.
+///
+/// The ledger records transactions only when ``verdict`` is `valid`; for any other verdict they are ignored
+/// and only the audit entry is written.
+public struct LedgerEntry: Sendable {
+    /// When the verification was answered (the caller's clock).
+    public var time: ReceiptDate
+    /// The route or command that verified (`/verifyReceipt`, `/v1/verify`, …).
+    public var endpoint: String
+    /// SHA-256 of the decoded receipt bytes (of the bytes as received when they did not decode), lower-case hex.
+    public var receiptSHA256: String
+    public var verdict: Verdict.Outcome
+    /// The deciding reason code, if any.
+    public var reason: String?
+    /// `local` or `remote`.
+    public var decidedBy: String
+    /// The app's user id the verification names, if any (1-256 bytes of UTF-8).
+    public var account: String?
+    /// The receipt's transactions, each with `firstSeen` and `lastSeen` equal to ``time``.
+    public var transactions: [LedgerTransaction]
+    public var onConflict: ConflictPolicy
+
+    public init(
+        time: ReceiptDate, endpoint: String, receiptSHA256: String, verdict: Verdict.Outcome, reason: String?,
+        decidedBy: String, account: String?, transactions: [LedgerTransaction], onConflict: ConflictPolicy = .report
+    ) {
+        self.time = time
+        self.endpoint = endpoint
+        self.receiptSHA256 = receiptSHA256
+        self.verdict = verdict
+        self.reason = reason
+        self.decidedBy = decidedBy
+        self.account = account
+        self.transactions = transactions
+        self.onConflict = onConflict
+    }
+
+    /// The longest account id accepted, in UTF-8 bytes.
+    public static let maximumAccountLength = 256
+
+    /// Whether `account` is an account id the ledger takes: 1 to 256 bytes of UTF-8 without U+0000 (which
+    /// PostgreSQL's text cannot hold).
+    public static func isValidAccount(_ account: String) -> Bool {
+        let count = account.utf8.count
+        return count >= 1 && count <= maximumAccountLength && !account.utf8.contains(0)
+    }
+}

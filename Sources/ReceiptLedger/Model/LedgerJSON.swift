@@ -1,0 +1,159 @@
+import BER
+public import ReceiptModel
+
+/// The ledger's JSON, one place for every shape: the id lists and conflicts as stored in the audit trail's
+/// columns, the audit command's lines, `/v1/transactions/{id}`, `/v1/entitlements`, and the `ledger` member
+/// of a `/v1/verify` answer.
+public enum LedgerJSON {
+    /// `["id",…]`.
+    public static func write(ids: [String], to writer: inout JSONWriter) {
+        writer.beginArray()
+        for id in ids { writer.string(id) }
+        writer.endArray()
+    }
+
+    /// `[{"original_transaction_id","account","transaction_ids":[…]},…]`.
+    public static func write(conflicts: [LedgerConflict], to writer: inout JSONWriter) {
+        writer.beginArray()
+        for conflict in conflicts {
+            writer.beginObject()
+            writer.field("original_transaction_id", conflict.originalTransactionID)
+            writer.field("account", conflict.owner)
+            writer.key("transaction_ids")
+            write(ids: conflict.transactionIDs, to: &writer)
+            writer.endObject()
+        }
+        writer.endArray()
+    }
+
+    /// `{"new_transaction_ids":[…],"known_transaction_ids":[…],"conflicts":[…]}`: the `ledger` member of a
+    /// `/v1/verify` answer.
+    public static func write(outcome: LedgerOutcome, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("new_transaction_ids")
+        write(ids: outcome.newTransactionIDs, to: &writer)
+        writer.key("known_transaction_ids")
+        write(ids: outcome.knownTransactionIDs, to: &writer)
+        writer.key("conflicts")
+        write(conflicts: outcome.conflicts, to: &writer)
+        writer.endObject()
+    }
+
+    /// One audit line: `{"sequence","time","endpoint","receipt_sha256","verdict","reason","decided_by",
+    /// "account","new_transaction_ids","conflicts"}` (`reason` and `account` null when absent).
+    public static func line(_ entry: AuditEntry) -> [UInt8] {
+        var writer = JSONWriter(capacity: 512)
+        writer.beginObject()
+        writer.field("sequence", entry.sequence)
+        writer.field("time", entry.time.description)
+        writer.field("endpoint", entry.endpoint)
+        writer.field("receipt_sha256", entry.receiptSHA256)
+        writer.field("verdict", entry.verdict)
+        optional("reason", entry.reason, to: &writer)
+        writer.field("decided_by", entry.decidedBy)
+        optional("account", entry.account, to: &writer)
+        writer.key("new_transaction_ids")
+        write(ids: entry.newTransactionIDs, to: &writer)
+        writer.key("conflicts")
+        write(conflicts: entry.conflicts, to: &writer)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// `GET /v1/transactions/{id}`: the record with its owner (`account`, null when unbound). Dates are
+    /// milliseconds as strings, as Apple writes them.
+    public static func transaction(_ transaction: LedgerTransaction, owner: String?) -> [UInt8] {
+        var writer = JSONWriter(capacity: 768)
+        writer.beginObject()
+        writer.field("transaction_id", transaction.transactionID)
+        writer.field("original_transaction_id", transaction.originalTransactionID)
+        writer.field("product_id", transaction.productID)
+        writer.field("kind", transaction.kind.rawValue)
+        writer.field("bundle_id", transaction.bundleID)
+        writer.field("environment", transaction.environment)
+        milliseconds("purchase_date_ms", transaction.purchaseDate, to: &writer)
+        milliseconds("expires_date_ms", transaction.expiresDate, to: &writer)
+        milliseconds("cancellation_date_ms", transaction.cancellationDate, to: &writer)
+        optional("web_order_line_item_id", transaction.webOrderLineItemID, to: &writer)
+        writer.field("source", transaction.source.rawValue)
+        writer.field("first_seen", transaction.firstSeen.description)
+        writer.field("last_seen", transaction.lastSeen.description)
+        optional("account", owner, to: &writer)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// `GET /v1/entitlements`: `{"account","at","entitlements":[{"product_id","original_transaction_id",
+    /// "kind","state"[,"expires_date_ms"]},…]}`.
+    public static func entitlements(_ entitlements: [Entitlement], account: String, at instant: ReceiptDate) -> [UInt8]
+    {
+        var writer = JSONWriter(capacity: 256 + 160 * entitlements.count)
+        writer.beginObject()
+        writer.field("account", account)
+        writer.field("at", instant.description)
+        writer.key("entitlements")
+        writer.beginArray()
+        for entitlement in entitlements {
+            writer.beginObject()
+            writer.field("product_id", entitlement.productID)
+            writer.field("original_transaction_id", entitlement.originalTransactionID)
+            writer.field("kind", entitlement.kind.rawValue)
+            writer.field("state", entitlement.state.rawValue)
+            if let expiry = entitlement.expiresDate {
+                writer.field("expires_date_ms", String(expiry.millisecondsSince1970))
+            }
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    // MARK: - Columns
+
+    /// The text of an id list column.
+    static func column(ids: [String]) -> String {
+        var writer = JSONWriter(capacity: 16 + 24 * ids.count)
+        write(ids: ids, to: &writer)
+        return writer.string
+    }
+
+    /// The text of a conflicts column.
+    static func column(conflicts: [LedgerConflict]) -> String {
+        var writer = JSONWriter(capacity: 2 + 96 * conflicts.count)
+        write(conflicts: conflicts, to: &writer)
+        return writer.string
+    }
+
+    /// An id list column read back; a column that is not one (only a hand-edited database) reads as none.
+    static func ids(column text: String) -> [String] {
+        guard let values = document(text)?.arrayValue else { return [] }
+        return values.compactMap(\.stringValue)
+    }
+
+    /// A conflicts column read back.
+    static func conflicts(column text: String) -> [LedgerConflict] {
+        guard let values = document(text)?.arrayValue else { return [] }
+        return values.compactMap { value in
+            guard let object = value.objectValue, let original = object.text("original_transaction_id"),
+                let owner = object.text("account")
+            else { return nil }
+            let ids = object["transaction_ids"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            return LedgerConflict(originalTransactionID: original, owner: owner, transactionIDs: ids)
+        }
+    }
+
+    private static func document(_ text: String) -> JSONValue? {
+        var reader = JSONReader(Array(text.utf8), maximumDepth: 8)
+        return try? reader.document()
+    }
+
+    private static func optional(_ name: String, _ value: String?, to writer: inout JSONWriter) {
+        writer.key(name)
+        if let value { writer.string(value) } else { writer.null() }
+    }
+
+    private static func milliseconds(_ name: String, _ date: ReceiptDate?, to writer: inout JSONWriter) {
+        if let date { writer.field(name, String(date.millisecondsSince1970)) }
+    }
+}

@@ -1,0 +1,23 @@
+/// What the ledger answered for one verification, once its write is durable.
+public struct LedgerOutcome: Sendable, Hashable {
+    /// Transaction ids the ledger had never seen before this verification: each is reported new exactly once,
+    /// ever, across every replica on the ledger.
+    public var newTransactionIDs: [String]
+    /// Transaction ids the ledger already held.
+    public var knownTransactionIDs: [String]
+    /// Original transaction ids bound to another account than the one the verification named.
+    public var conflicts: [LedgerConflict]
+    /// `true` when ``ConflictPolicy/reject`` refused the verification for its conflicts (nothing was recorded
+    /// but the audit entry).
+    public var isRejected: Bool
+
+    public init(
+        newTransactionIDs: [String] = [], knownTransactionIDs: [String] = [], conflicts: [LedgerConflict] = [],
+        isRejected: Bool = false
+    ) {
+        self.newTransactionIDs = newTransactionIDs
+        self.knownTransactionIDs = knownTransactionIDs
+        self.conflicts = conflicts
+        self.isRejected = isRejected
+    }
+}

@@ -1,0 +1,63 @@
+public import ReceiptModel
+
+/// One transaction as the ledger holds it: what a valid receipt said about it, and when the ledger first
+/// and last saw it.
+public struct LedgerTransaction: Sendable, Hashable {
+    public var transactionID: String
+    public var originalTransactionID: String
+    public var productID: String
+    public var kind: ProductKind
+    public var bundleID: String
+    /// `Production`, `Sandbox`, `Xcode`, or empty when the receipt did not say (iOS 6 receipts may not).
+    public var environment: String
+    public var purchaseDate: ReceiptDate?
+    public var expiresDate: ReceiptDate?
+    public var cancellationDate: ReceiptDate?
+    public var webOrderLineItemID: String?
+    public var source: LedgerSource
+    public var firstSeen: ReceiptDate
+    public var lastSeen: ReceiptDate
+
+    public init(
+        transactionID: String, originalTransactionID: String, productID: String, kind: ProductKind,
+        bundleID: String, environment: String, purchaseDate: ReceiptDate? = nil, expiresDate: ReceiptDate? = nil,
+        cancellationDate: ReceiptDate? = nil, webOrderLineItemID: String? = nil, source: LedgerSource,
+        firstSeen: ReceiptDate, lastSeen: ReceiptDate
+    ) {
+        self.transactionID = transactionID
+        self.originalTransactionID = originalTransactionID
+        self.productID = productID
+        self.kind = kind
+        self.bundleID = bundleID
+        self.environment = environment
+        self.purchaseDate = purchaseDate
+        self.expiresDate = expiresDate
+        self.cancellationDate = cancellationDate
+        self.webOrderLineItemID = webOrderLineItemID
+        self.source = source
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+    }
+
+    /// What the ledger keeps when it sees a known transaction again: the first sighting, the latest
+    /// `lastSeen`, a cancellation once one is reported (never removed: a refund stays a refund), a kind once
+    /// one is known, and the latest expiry.
+    func merged(with seen: LedgerTransaction) -> LedgerTransaction {
+        var merged = self
+        merged.lastSeen = max(lastSeen, seen.lastSeen)
+        if merged.cancellationDate == nil { merged.cancellationDate = seen.cancellationDate }
+        if merged.kind == .unknown { merged.kind = seen.kind }
+        if let expiry = seen.expiresDate, merged.expiresDate.map({ expiry > $0 }) ?? true {
+            merged.expiresDate = expiry
+        }
+        if merged.webOrderLineItemID == nil { merged.webOrderLineItemID = seen.webOrderLineItemID }
+        return merged
+    }
+
+    /// Whether `other` differs in anything but `lastSeen`.
+    func differsBeyondLastSeen(from other: LedgerTransaction) -> Bool {
+        var aligned = self
+        aligned.lastSeen = other.lastSeen
+        return aligned != other
+    }
+}

@@ -1,0 +1,7 @@
+public import ReceiptVerification
+
+extension Reason.Code {
+    /// The ledger refused the verification (`--on-conflict reject`): a purchase in the receipt belongs to another
+    /// account than the one the verification named.
+    public static let ledgerConflict = Reason.Code(layerCode: "ledger.conflict")
+}

@@ -1,0 +1,30 @@
+public import ReceiptModel
+
+/// What one batch writes, decided by ``LedgerPlan`` from a ``LedgerSnapshot``: a store applies it in the
+/// same transaction it read the snapshot in, and commits.
+public struct LedgerChanges: Sendable {
+    /// An original transaction id bound to an account.
+    public struct Binding: Sendable, Hashable {
+        public var originalTransactionID: String
+        public var account: String
+        public var time: ReceiptDate
+    }
+
+    /// Transactions the ledger had never seen (inserted; a primary-key violation fails the batch).
+    public var inserts: [LedgerTransaction] = []
+    /// Known transactions whose recorded facts changed (a cancellation, a kind, an expiry).
+    public var updates: [LedgerTransaction] = []
+    /// Known transactions seen again with nothing new: only their `lastSeen` moves, to ``touchTime``.
+    public var touched: [String] = []
+    /// The latest verification time of the batch.
+    public var touchTime: ReceiptDate?
+    /// New owners (a bound original transaction id is never rebound).
+    public var bindings: [Binding] = []
+    /// One entry per verification, in order.
+    public var audits: [AuditEntry] = []
+
+    public init() {}
+
+    /// Whether the batch writes nothing but audit entries.
+    public var onlyAudits: Bool { inserts.isEmpty && updates.isEmpty && touched.isEmpty && bindings.isEmpty }
+}

@@ -1,0 +1,125 @@
+public import ReceiptModel
+import ReceiptVerification
+
+/// The ledger's one decision procedure, shared by every store: given what the store holds for a batch's
+/// keys (read under the store's writer lock, so no other writer runs between the read and the commit), it
+/// decides for each verification in order which transactions are new, which are known, which purchases
+/// conflict, and what to write.
+///
+/// Processing the batch's verifications one after another, each seeing the effects of those before it, makes
+/// a batch equivalent to the same verifications committed one at a time in that order.
+public enum LedgerPlan {
+    /// The transaction ids and original transaction ids a batch touches: what a store reads first.
+    public static func keys(of entries: [LedgerEntry]) -> (transactionIDs: [String], originalTransactionIDs: [String]) {
+        var transactionIDs = Set<String>()
+        var originals = Set<String>()
+        for entry in entries where entry.verdict == .valid {
+            for transaction in entry.transactions {
+                transactionIDs.insert(transaction.transactionID)
+                originals.insert(transaction.originalTransactionID)
+            }
+        }
+        return (transactionIDs.sorted(), originals.sorted())
+    }
+
+    /// Decides a batch.
+    /// - Returns: the writes, and one outcome per entry, in order.
+    public static func decide(_ entries: [LedgerEntry], snapshot: LedgerSnapshot) -> (LedgerChanges, [LedgerOutcome]) {
+        var state = snapshot
+        var changes = LedgerChanges()
+        var inserted: [String: Int] = [:]
+        var updated: [String: Int] = [:]
+        var touched = Set<String>()
+        var outcomes: [LedgerOutcome] = []
+        outcomes.reserveCapacity(entries.count)
+
+        for entry in entries {
+            let transactions = entry.verdict == .valid ? unique(entry.transactions) : []
+            let conflicts = conflicts(of: transactions, account: entry.account, owners: state.owners)
+            if !conflicts.isEmpty && entry.onConflict == .reject {
+                let outcome = LedgerOutcome(conflicts: conflicts, isRejected: true)
+                changes.audits.append(audit(entry, outcome, verdict: "invalid", reason: LedgerPlan.conflictCode))
+                outcomes.append(outcome)
+                continue
+            }
+            if let account = entry.account {
+                for original in Set(transactions.map(\.originalTransactionID)).sorted()
+                where state.owners[original] == nil {
+                    state.owners[original] = account
+                    changes.bindings.append(.init(originalTransactionID: original, account: account, time: entry.time))
+                }
+            }
+            var outcome = LedgerOutcome(conflicts: conflicts)
+            for transaction in transactions {
+                let id = transaction.transactionID
+                guard let held = state.transactions[id] else {
+                    state.transactions[id] = transaction
+                    inserted[id] = changes.inserts.count
+                    changes.inserts.append(transaction)
+                    outcome.newTransactionIDs.append(id)
+                    continue
+                }
+                outcome.knownTransactionIDs.append(id)
+                let merged = held.merged(with: transaction)
+                state.transactions[id] = merged
+                if let position = inserted[id] {
+                    changes.inserts[position] = merged
+                } else if merged.differsBeyondLastSeen(from: held) || updated[id] != nil {
+                    if let position = updated[id] {
+                        changes.updates[position] = merged
+                    } else {
+                        updated[id] = changes.updates.count
+                        changes.updates.append(merged)
+                    }
+                    touched.remove(id)
+                } else {
+                    touched.insert(id)
+                }
+            }
+            changes.touchTime = max(changes.touchTime ?? entry.time, entry.time)
+            changes.audits.append(audit(entry, outcome, verdict: entry.verdict.rawValue, reason: entry.reason))
+            outcomes.append(outcome)
+        }
+        changes.touched = touched.sorted()
+        return (changes, outcomes)
+    }
+
+    /// The reason code of a verification refused for its conflicts.
+    public static var conflictCode: String { Reason.Code.ledgerConflict.description }
+
+    /// The transactions with duplicate ids dropped (the first kept), in receipt order.
+    static func unique(_ transactions: [LedgerTransaction]) -> [LedgerTransaction] {
+        var seen = Set<String>()
+        return transactions.filter { seen.insert($0.transactionID).inserted }
+    }
+
+    /// The original transaction ids of `transactions` bound to another account than `account`, with the
+    /// transaction ids under each; none without an account.
+    static func conflicts(of transactions: [LedgerTransaction], account: String?, owners: [String: String])
+        -> [LedgerConflict]
+    {
+        guard let account else { return [] }
+        var conflicts: [LedgerConflict] = []
+        var position: [String: Int] = [:]
+        for transaction in transactions {
+            let original = transaction.originalTransactionID
+            guard let owner = owners[original], owner != account else { continue }
+            if let index = position[original] {
+                conflicts[index].transactionIDs.append(transaction.transactionID)
+            } else {
+                position[original] = conflicts.count
+                conflicts.append(
+                    LedgerConflict(
+                        originalTransactionID: original, owner: owner, transactionIDs: [transaction.transactionID]))
+            }
+        }
+        return conflicts
+    }
+
+    static func audit(_ entry: LedgerEntry, _ outcome: LedgerOutcome, verdict: String, reason: String?) -> AuditEntry {
+        AuditEntry(
+            time: entry.time, endpoint: entry.endpoint, receiptSHA256: entry.receiptSHA256, verdict: verdict,
+            reason: reason, decidedBy: entry.decidedBy, account: entry.account,
+            newTransactionIDs: outcome.newTransactionIDs, conflicts: outcome.conflicts)
+    }
+}

@@ -1,0 +1,12 @@
+/// What a store read, under its writer lock, about the keys of one batch: the transactions it already holds
+/// and the owners of the original transaction ids.
+public struct LedgerSnapshot: Sendable {
+    public var transactions: [String: LedgerTransaction]
+    /// Original transaction id → the account it is bound to.
+    public var owners: [String: String]
+
+    public init(transactions: [String: LedgerTransaction] = [:], owners: [String: String] = [:]) {
+        self.transactions = transactions
+        self.owners = owners
+    }
+}

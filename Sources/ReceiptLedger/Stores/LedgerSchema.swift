@@ -1,0 +1,124 @@
+/// The ledger's schema, as numbered migrations for each store's SQL dialect. A store applies the ones its
+/// database lacks, in order, each in the transaction that records its number in `ledger_schema`, under the
+/// store's writer lock (so replicas starting together migrate once). A database whose schema is newer than
+/// this build refuses to open (`ledger.migration_failed`).
+///
+/// Version 1:
+/// - `ledger_transactions`: one row per transaction id (primary key: each id inserted once, ever).
+/// - `ledger_owners`: one row per original transaction id (primary key: one owner, never rebound).
+/// - `ledger_audit`: the append-only trail; triggers refuse every update and delete (and, on PostgreSQL,
+///   truncation).
+/// Dates are milliseconds since 1970 (UTC), as Apple writes them.
+enum LedgerSchema {
+    enum Dialect { case sqlite, postgres }
+
+    /// The migrations, oldest first; index + 1 is the version.
+    static func migrations(_ dialect: Dialect) -> [[String]] {
+        [version1(dialect)]
+    }
+
+    static var latestVersion: Int { migrations(.sqlite).count }
+
+    private static func version1(_ dialect: Dialect) -> [String] {
+        let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+        let sequence =
+            dialect == .sqlite
+            ? "seq INTEGER PRIMARY KEY AUTOINCREMENT" : "seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+        var statements = [
+            """
+            CREATE TABLE ledger_transactions (
+                transaction_id TEXT PRIMARY KEY NOT NULL,
+                original_transaction_id TEXT NOT NULL,
+                product_id TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                bundle_id TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                purchase_date_ms \(integer),
+                expires_date_ms \(integer),
+                cancellation_date_ms \(integer),
+                web_order_line_item_id TEXT,
+                source TEXT NOT NULL,
+                first_seen_ms \(integer) NOT NULL,
+                last_seen_ms \(integer) NOT NULL
+            )
+            """,
+            "CREATE INDEX ledger_transactions_original ON ledger_transactions (original_transaction_id)",
+            """
+            CREATE TABLE ledger_owners (
+                original_transaction_id TEXT PRIMARY KEY NOT NULL,
+                account TEXT NOT NULL,
+                bound_ms \(integer) NOT NULL
+            )
+            """,
+            "CREATE INDEX ledger_owners_account ON ledger_owners (account)",
+            """
+            CREATE TABLE ledger_audit (
+                \(sequence),
+                time_ms \(integer) NOT NULL,
+                endpoint TEXT NOT NULL,
+                receipt_sha256 TEXT NOT NULL,
+                verdict TEXT NOT NULL,
+                reason TEXT,
+                decided_by TEXT NOT NULL,
+                account TEXT,
+                new_transaction_ids TEXT NOT NULL,
+                conflicts TEXT NOT NULL
+            )
+            """,
+            "CREATE INDEX ledger_audit_time ON ledger_audit (time_ms)",
+            "CREATE INDEX ledger_audit_account ON ledger_audit (account)",
+        ]
+        switch dialect {
+        case .sqlite:
+            statements += [
+                """
+                CREATE TRIGGER ledger_audit_no_update BEFORE UPDATE ON ledger_audit
+                BEGIN SELECT RAISE(ABORT, 'the ledger audit trail is append-only'); END
+                """,
+                """
+                CREATE TRIGGER ledger_audit_no_delete BEFORE DELETE ON ledger_audit
+                BEGIN SELECT RAISE(ABORT, 'the ledger audit trail is append-only'); END
+                """,
+            ]
+        case .postgres:
+            statements += [
+                """
+                CREATE FUNCTION ledger_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN RAISE EXCEPTION 'the ledger audit trail is append-only'; END $$
+                """,
+                """
+                CREATE TRIGGER ledger_audit_no_change BEFORE UPDATE OR DELETE ON ledger_audit
+                FOR EACH ROW EXECUTE FUNCTION ledger_audit_append_only()
+                """,
+                """
+                CREATE TRIGGER ledger_audit_no_truncate BEFORE TRUNCATE ON ledger_audit
+                FOR EACH STATEMENT EXECUTE FUNCTION ledger_audit_append_only()
+                """,
+            ]
+        }
+        return statements
+    }
+
+    /// The table of applied versions, created before anything else.
+    static func versionTable(_ dialect: Dialect) -> String {
+        let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+        return
+            "CREATE TABLE IF NOT EXISTS ledger_schema (version INTEGER PRIMARY KEY NOT NULL, applied_ms \(integer) NOT NULL)"
+    }
+
+    /// The database's own clock in milliseconds, for the migration record only (bookkeeping for operators,
+    /// never used in a decision).
+    static func databaseNow(_ dialect: Dialect) -> String {
+        dialect == .sqlite
+            ? "CAST(strftime('%s', 'now') AS INTEGER) * 1000" : "(extract(epoch FROM now()) * 1000)::bigint"
+    }
+
+    /// The columns of `ledger_transactions`, in the order stores read and write them.
+    static let transactionColumns =
+        "transaction_id, original_transaction_id, product_id, kind, bundle_id, environment, purchase_date_ms, "
+        + "expires_date_ms, cancellation_date_ms, web_order_line_item_id, source, first_seen_ms, last_seen_ms"
+
+    /// The columns of `ledger_audit` as the audit command reads them.
+    static let auditColumns =
+        "seq, time_ms, endpoint, receipt_sha256, verdict, reason, decided_by, account, new_transaction_ids, conflicts"
+}

@@ -1,0 +1,420 @@
+import BER
+public import Logging
+import NIOSSL
+import PostgresNIO
+public import ReceiptModel
+
+/// The ledger for replicas: one PostgreSQL database shared by every `receipt-server` behind a load balancer,
+/// through postgres-nio's connection pool.
+///
+/// - Each batch is one transaction at PostgreSQL's default isolation (READ COMMITTED) that first takes a
+///   transaction-scoped advisory lock (``writerLockKey``): the ledger's writers, on every replica, run one at a
+///   time, and each reads, after the lock, everything committed before it. The primary keys of
+///   `ledger_transactions` and `ledger_owners` back that up: a write that bypassed the lock and raced would fail
+///   its whole batch, never report an id new twice or bind a purchase twice.
+/// - A commit returns once PostgreSQL reports it durable (`synchronous_commit` on, the default).
+/// - Migrations run at start in one transaction under another advisory lock: replicas starting together
+///   migrate once.
+/// - Every call has a deadline (``deadline``); a store that cannot be reached, or does not answer in time,
+///   fails the call with `ledger.unavailable`.
+public final class PostgresLedgerStore: LedgerStore {
+    let client: PostgresClient
+    let runner: Task<Void, Never>
+    let logger: Logger
+    /// The longest one call (a batch's whole transaction, a read) may take.
+    public let deadline: Duration
+
+    /// The advisory lock every batch holds; an arbitrary constant of this project ("RcptLedg").
+    static let writerLockKey: Int64 = 0x5263_7074_4C65_6467
+    /// The advisory lock migrations hold.
+    static let migrationLockKey: Int64 = 0x5263_7074_4D69_6772
+
+    /// Connects (lazily: the pool opens connections as they are needed) and migrates.
+    /// - Throws: ``LedgerError`` `ledger.unavailable` or `ledger.migration_failed`.
+    public init(location: LedgerLocation.Postgres, logger: Logger, deadline: Duration = .seconds(10))
+        async throws(LedgerError)
+    {
+        var configuration = PostgresClient.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: .disable)
+        if location.requiresTLS {
+            configuration.tls = .require(TLSConfiguration.makeClientConfiguration())
+        }
+        configuration.options.maximumConnections = 8
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        self.deadline = deadline
+        runner = Task { await client.run() }
+        do {
+            try await migrate()
+        } catch {
+            runner.cancel()
+            throw error
+        }
+    }
+
+    public func close() async {
+        runner.cancel()
+        await runner.value
+    }
+
+    // MARK: - Migrations
+
+    private func migrate() async throws(LedgerError) {
+        let logger = logger
+        do {
+            try await withDeadline { client in
+                try await client.withTransaction(logger: logger) { connection in
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLockKey))", logger: logger)
+                    try await connection.query(
+                        PostgresQuery(unsafeSQL: LedgerSchema.versionTable(.postgres)), logger: logger)
+                    var applied = 0
+                    for try await version in try await connection.query(
+                        "SELECT COALESCE(MAX(version), 0)::bigint FROM ledger_schema", logger: logger
+                    ).decode(Int64.self) {
+                        applied = Int(clamping: version)
+                    }
+                    let migrations = LedgerSchema.migrations(.postgres)
+                    guard applied <= migrations.count else {
+                        throw LedgerError(
+                            .migrationFailed,
+                            "the ledger's schema is version \(applied); this build knows \(migrations.count)")
+                    }
+                    for (index, statements) in migrations.enumerated().dropFirst(applied) {
+                        for statement in statements {
+                            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                        }
+                        let version = Int64(index + 1)
+                        try await connection.query(
+                            PostgresQuery(
+                                unsafeSQL: "INSERT INTO ledger_schema (version, applied_ms) VALUES ($1, "
+                                    + "\(LedgerSchema.databaseNow(.postgres)))",
+                                binds: Self.binds(version)), logger: logger)
+                    }
+                }
+            }
+        } catch let error as LedgerError {
+            throw error.code == .unavailable
+                ? LedgerError(.migrationFailed, "cannot migrate the PostgreSQL ledger: \(error.reason)") : error
+        } catch {
+            throw LedgerError(.migrationFailed, "cannot migrate the PostgreSQL ledger: \(Self.describe(error))")
+        }
+    }
+
+    // MARK: - Commit
+
+    public func commit(_ entries: [LedgerEntry]) async throws(LedgerError) -> [LedgerOutcome] {
+        let logger = logger
+        do {
+            return try await withDeadline { client in
+                try await client.withTransaction(logger: logger) { connection in
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(Self.writerLockKey))", logger: logger)
+                    let keys = LedgerPlan.keys(of: entries)
+                    let snapshot = try await Self.snapshot(connection, keys, logger: logger)
+                    let (changes, outcomes) = LedgerPlan.decide(entries, snapshot: snapshot)
+                    try await Self.apply(changes, connection, logger: logger)
+                    return outcomes
+                }
+            }
+        } catch let error as LedgerError {
+            throw error
+        } catch {
+            throw LedgerError(.unavailable, "the PostgreSQL ledger could not record: \(Self.describe(error))")
+        }
+    }
+
+    private static func snapshot(
+        _ connection: PostgresConnection, _ keys: (transactionIDs: [String], originalTransactionIDs: [String]),
+        logger: Logger
+    ) async throws -> LedgerSnapshot {
+        var snapshot = LedgerSnapshot()
+        if !keys.transactionIDs.isEmpty {
+            let rows = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions "
+                        + "WHERE transaction_id = ANY($1)", binds: binds(keys.transactionIDs)), logger: logger)
+            for try await row in rows.decode(TransactionRow.self) {
+                let transaction = transaction(row)
+                snapshot.transactions[transaction.transactionID] = transaction
+            }
+        }
+        if !keys.originalTransactionIDs.isEmpty {
+            let rows = try await connection.query(
+                "SELECT original_transaction_id, account FROM ledger_owners WHERE original_transaction_id = ANY(\(keys.originalTransactionIDs))",
+                logger: logger)
+            for try await (original, account) in rows.decode((String, String).self) {
+                snapshot.owners[original] = account
+            }
+        }
+        return snapshot
+    }
+
+    private static func apply(_ changes: LedgerChanges, _ connection: PostgresConnection, logger: Logger) async throws {
+        if !changes.inserts.isEmpty {
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "INSERT INTO ledger_transactions (\(LedgerSchema.transactionColumns)) SELECT * FROM "
+                        + "jsonb_to_recordset($1::jsonb) AS x(transaction_id text, original_transaction_id text, "
+                        + "product_id text, kind text, bundle_id text, environment text, purchase_date_ms bigint, "
+                        + "expires_date_ms bigint, cancellation_date_ms bigint, web_order_line_item_id text, "
+                        + "source text, first_seen_ms bigint, last_seen_ms bigint)",
+                    binds: binds(records(changes.inserts))), logger: logger)
+        }
+        if !changes.updates.isEmpty {
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL:
+                        "UPDATE ledger_transactions AS t SET kind = x.kind, expires_date_ms = x.expires_date_ms, "
+                        + "cancellation_date_ms = x.cancellation_date_ms, web_order_line_item_id = "
+                        + "x.web_order_line_item_id, last_seen_ms = GREATEST(t.last_seen_ms, x.last_seen_ms) FROM "
+                        + "jsonb_to_recordset($1::jsonb) AS x(transaction_id text, kind text, expires_date_ms bigint, "
+                        + "cancellation_date_ms bigint, web_order_line_item_id text, last_seen_ms bigint) "
+                        + "WHERE t.transaction_id = x.transaction_id",
+                    binds: binds(records(changes.updates))), logger: logger)
+        }
+        if let time = changes.touchTime, !changes.touched.isEmpty {
+            try await connection.query(
+                "UPDATE ledger_transactions SET last_seen_ms = GREATEST(last_seen_ms, \(time.millisecondsSince1970)) WHERE transaction_id = ANY(\(changes.touched))",
+                logger: logger)
+        }
+        if !changes.bindings.isEmpty {
+            try await connection.query(
+                "INSERT INTO ledger_owners (original_transaction_id, account, bound_ms) SELECT * FROM unnest(\(changes.bindings.map(\.originalTransactionID))::text[], \(changes.bindings.map(\.account))::text[], \(changes.bindings.map(\.time.millisecondsSince1970))::bigint[])",
+                logger: logger)
+        }
+        if !changes.audits.isEmpty {
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "INSERT INTO ledger_audit (time_ms, endpoint, receipt_sha256, verdict, reason, "
+                        + "decided_by, account, new_transaction_ids, conflicts) SELECT * FROM "
+                        + "jsonb_to_recordset($1::jsonb) AS x(time_ms bigint, endpoint text, receipt_sha256 text, "
+                        + "verdict text, reason text, decided_by text, account text, new_transaction_ids text, "
+                        + "conflicts text)",
+                    binds: binds(records(changes.audits))), logger: logger)
+        }
+    }
+
+    // MARK: - Rows
+
+    typealias TransactionRow = (
+        String, String, String, String, String, String, Int64?, Int64?, Int64?, String?, String, Int64, Int64
+    )
+
+    private static func transaction(_ row: TransactionRow) -> LedgerTransaction {
+        LedgerTransaction(
+            transactionID: row.0, originalTransactionID: row.1, productID: row.2,
+            kind: ProductKind(rawValue: row.3) ?? .unknown, bundleID: row.4, environment: row.5,
+            purchaseDate: date(row.6), expiresDate: date(row.7), cancellationDate: date(row.8),
+            webOrderLineItemID: row.9, source: LedgerSource(rawValue: row.10),
+            firstSeen: ReceiptDate(clampingMillisecondsSince1970: row.11),
+            lastSeen: ReceiptDate(clampingMillisecondsSince1970: row.12))
+    }
+
+    private static func date(_ milliseconds: Int64?) -> ReceiptDate? {
+        milliseconds.map { ReceiptDate(clampingMillisecondsSince1970: $0) }
+    }
+
+    /// Transactions as a JSON array of records, for `jsonb_to_recordset`.
+    private static func records(_ transactions: [LedgerTransaction]) -> String {
+        var writer = JSONWriter(capacity: 64 + 400 * transactions.count)
+        writer.beginArray()
+        for transaction in transactions {
+            writer.beginObject()
+            writer.field("transaction_id", transaction.transactionID)
+            writer.field("original_transaction_id", transaction.originalTransactionID)
+            writer.field("product_id", transaction.productID)
+            writer.field("kind", transaction.kind.rawValue)
+            writer.field("bundle_id", transaction.bundleID)
+            writer.field("environment", transaction.environment)
+            number("purchase_date_ms", transaction.purchaseDate?.millisecondsSince1970, to: &writer)
+            number("expires_date_ms", transaction.expiresDate?.millisecondsSince1970, to: &writer)
+            number("cancellation_date_ms", transaction.cancellationDate?.millisecondsSince1970, to: &writer)
+            if let id = transaction.webOrderLineItemID { writer.field("web_order_line_item_id", id) }
+            writer.field("source", transaction.source.rawValue)
+            writer.field("first_seen_ms", transaction.firstSeen.millisecondsSince1970)
+            writer.field("last_seen_ms", transaction.lastSeen.millisecondsSince1970)
+            writer.endObject()
+        }
+        writer.endArray()
+        return writer.string
+    }
+
+    /// Audit entries as a JSON array of records, for `jsonb_to_recordset`.
+    private static func records(_ audits: [AuditEntry]) -> String {
+        var writer = JSONWriter(capacity: 64 + 300 * audits.count)
+        writer.beginArray()
+        for entry in audits {
+            writer.beginObject()
+            writer.field("time_ms", entry.time.millisecondsSince1970)
+            writer.field("endpoint", entry.endpoint)
+            writer.field("receipt_sha256", entry.receiptSHA256)
+            writer.field("verdict", entry.verdict)
+            if let reason = entry.reason { writer.field("reason", reason) }
+            writer.field("decided_by", entry.decidedBy)
+            if let account = entry.account { writer.field("account", account) }
+            writer.field("new_transaction_ids", LedgerJSON.column(ids: entry.newTransactionIDs))
+            writer.field("conflicts", LedgerJSON.column(conflicts: entry.conflicts))
+            writer.endObject()
+        }
+        writer.endArray()
+        return writer.string
+    }
+
+    private static func number(_ name: String, _ value: Int64?, to writer: inout JSONWriter) {
+        if let value { writer.field(name, value) }
+    }
+
+    private static func binds<Value: PostgresDynamicTypeEncodable>(_ value: Value) -> PostgresBindings {
+        var bindings = PostgresBindings()
+        bindings.append(value)
+        return bindings
+    }
+
+    // MARK: - Reads
+
+    public func transaction(id: String) async throws(LedgerError) -> (LedgerTransaction, owner: String?)? {
+        let logger = logger
+        return try await read { client in
+            var found: (LedgerTransaction, owner: String?)?
+            let rows = try await client.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT \(Self.prefixed(LedgerSchema.transactionColumns)), o.account FROM "
+                        + "ledger_transactions AS t LEFT JOIN ledger_owners AS o ON o.original_transaction_id = "
+                        + "t.original_transaction_id WHERE t.transaction_id = $1", binds: Self.binds(id)),
+                logger: logger)
+            for try await row in rows.decode(
+                (
+                    String, String, String, String, String, String, Int64?, Int64?, Int64?, String?, String, Int64,
+                    Int64,
+                    String?
+                ).self)
+            {
+                let transaction = Self.transaction(
+                    (row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12))
+                found = (transaction, row.13)
+            }
+            return found
+        }
+    }
+
+    public func transactions(ownedBy account: String) async throws(LedgerError) -> [LedgerTransaction] {
+        let logger = logger
+        return try await read { client in
+            let rows = try await client.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE "
+                        + "original_transaction_id IN (SELECT original_transaction_id FROM ledger_owners WHERE "
+                        + "account = $1) ORDER BY transaction_id", binds: Self.binds(account)), logger: logger)
+            var transactions: [LedgerTransaction] = []
+            for try await row in rows.decode(TransactionRow.self) { transactions.append(Self.transaction(row)) }
+            return transactions
+        }
+    }
+
+    public func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry] {
+        var conditions: [String] = []
+        var bindings = PostgresBindings()
+        if let since = query.since {
+            bindings.append(since.millisecondsSince1970)
+            conditions.append("time_ms >= $\(bindings.count)")
+        }
+        if let after = query.afterSequence {
+            bindings.append(after)
+            conditions.append("seq > $\(bindings.count)")
+        }
+        if let account = query.account {
+            bindings.append(account)
+            conditions.append("account = $\(bindings.count)")
+        }
+        if let id = query.transactionID {
+            bindings.append(id)
+            let idPlaceholder = bindings.count
+            var pattern = JSONWriter(capacity: 64)
+            pattern.beginArray()
+            pattern.beginObject()
+            pattern.key("transaction_ids")
+            LedgerJSON.write(ids: [id], to: &pattern)
+            pattern.endObject()
+            pattern.endArray()
+            bindings.append(pattern.string)
+            conditions.append(
+                "(new_transaction_ids::jsonb ? $\(idPlaceholder) OR conflicts::jsonb @> $\(bindings.count)::jsonb)")
+        }
+        var sql = "SELECT \(LedgerSchema.auditColumns) FROM ledger_audit"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        sql += " ORDER BY seq"
+        if let limit = query.limit {
+            bindings.append(Int64(max(0, limit)))
+            sql += " LIMIT $\(bindings.count)"
+        }
+        let statement = PostgresQuery(unsafeSQL: sql, binds: bindings)
+        let logger = logger
+        return try await read { client in
+            let rows = try await client.query(statement, logger: logger)
+            var entries: [AuditEntry] = []
+            for try await row in rows.decode(
+                (Int64, Int64, String, String, String, String?, String, String?, String, String).self)
+            {
+                entries.append(
+                    AuditEntry(
+                        sequence: row.0, time: ReceiptDate(clampingMillisecondsSince1970: row.1), endpoint: row.2,
+                        receiptSHA256: row.3, verdict: row.4, reason: row.5, decidedBy: row.6, account: row.7,
+                        newTransactionIDs: LedgerJSON.ids(column: row.8),
+                        conflicts: LedgerJSON.conflicts(column: row.9)))
+            }
+            return entries
+        }
+    }
+
+    private func read<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T)
+        async throws(LedgerError) -> T
+    {
+        do {
+            return try await withDeadline(body)
+        } catch let error as LedgerError {
+            throw error
+        } catch {
+            throw LedgerError(.unavailable, "the PostgreSQL ledger could not be read: \(Self.describe(error))")
+        }
+    }
+
+    /// Runs `body`, or fails with `ledger.unavailable` once ``deadline`` passes (cancelling it).
+    private func withDeadline<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T)
+        async throws -> T
+    {
+        let client = client
+        let deadline = deadline
+        return try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await body(client) }
+            group.addTask {
+                try await Task.sleep(for: deadline)
+                throw LedgerError(.unavailable, "the PostgreSQL ledger did not answer within \(deadline)")
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else {
+                throw LedgerError(.unavailable, "the PostgreSQL ledger call ended without an answer")
+            }
+            return first
+        }
+    }
+
+    private static func prefixed(_ columns: String) -> String {
+        columns.split(separator: ", ").map { "t." + $0 }.joined(separator: ", ")
+    }
+
+    /// A driver error in words: PostgreSQL's own message when it sent one, never a query's parameters.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] {
+                return "PostgreSQL: \(message) (\(error.serverInfo?[.sqlState] ?? "?"))"
+            }
+            return "PostgreSQL connection: \(error.code)"
+        }
+        if let error = error as? PostgresTransactionError {
+            return describe(error.closureError ?? error.commitError ?? error.beginError ?? error.rollbackError ?? error)
+        }
+        if let error = error as? LedgerError { return error.reason }
+        return "\(type(of: error))"
+    }
+}

@@ -1,0 +1,277 @@
+import BER
+import GRDB
+public import ReceiptModel
+
+/// The embedded ledger: one SQLite database file in WAL mode, through GRDB.
+///
+/// - Writes: GRDB's one writer connection, each batch in a `BEGIN IMMEDIATE` transaction (SQLite's write lock,
+///   held from the batch's first read to its commit). `synchronous = FULL`: a commit returns once the WAL is
+///   on disk, so a transaction reported new survives `kill -9` and power loss.
+/// - Reads (`/v1/transactions`, entitlements, the audit command) use GRDB's reader connections and never block
+///   the writer.
+/// - The schema is created and migrated when the store opens, in one immediate transaction.
+/// - Another process holding the database's lock longer than ``busyTimeout`` makes a batch fail with
+///   `ledger.unavailable`; nothing of it is written.
+public final class SQLiteLedgerStore: LedgerStore {
+    let pool: DatabasePool
+    public let path: String
+
+    /// Opens (creating when missing) and migrates the ledger at `path`.
+    /// - Parameter busyTimeout: how long a write waits for another connection's lock before failing.
+    /// - Throws: ``LedgerError`` `ledger.unavailable` or `ledger.migration_failed`.
+    public init(path: String, busyTimeout: Duration = .seconds(5)) throws(LedgerError) {
+        self.path = path
+        var configuration = Configuration()
+        let seconds = Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) / 1e18
+        configuration.busyMode = .timeout(seconds)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw LedgerError(.unavailable, "cannot open the SQLite ledger at \(path): \(Self.describe(error))")
+        }
+        try migrate()
+    }
+
+    public func close() async {
+        try? pool.close()
+    }
+
+    // MARK: - Migrations
+
+    private func migrate() throws(LedgerError) {
+        do {
+            try pool.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    try db.execute(sql: LedgerSchema.versionTable(.sqlite))
+                    let applied = try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(version), 0) FROM ledger_schema") ?? 0
+                    let migrations = LedgerSchema.migrations(.sqlite)
+                    guard applied <= migrations.count else {
+                        throw LedgerError(
+                            .migrationFailed,
+                            "the ledger's schema is version \(applied); this build knows \(migrations.count)")
+                    }
+                    for (index, statements) in migrations.enumerated().dropFirst(applied) {
+                        for statement in statements { try db.execute(sql: statement) }
+                        try db.execute(
+                            sql:
+                                "INSERT INTO ledger_schema (version, applied_ms) VALUES (?, \(LedgerSchema.databaseNow(.sqlite)))",
+                            arguments: [index + 1])
+                    }
+                    return .commit
+                }
+            }
+        } catch let error as LedgerError {
+            throw error
+        } catch {
+            throw LedgerError(.migrationFailed, "cannot migrate the SQLite ledger: \(Self.describe(error))")
+        }
+    }
+
+    // MARK: - Commit
+
+    public func commit(_ entries: [LedgerEntry]) async throws(LedgerError) -> [LedgerOutcome] {
+        do {
+            return try await pool.writeWithoutTransaction { db in
+                var outcomes: [LedgerOutcome] = []
+                try db.inTransaction(.immediate) {
+                    let keys = LedgerPlan.keys(of: entries)
+                    let snapshot = try Self.snapshot(db, keys)
+                    let (changes, decided) = LedgerPlan.decide(entries, snapshot: snapshot)
+                    try Self.apply(changes, db)
+                    outcomes = decided
+                    return .commit
+                }
+                return outcomes
+            }
+        } catch {
+            throw LedgerError(.unavailable, "the SQLite ledger could not record: \(Self.describe(error))")
+        }
+    }
+
+    private static func snapshot(_ db: Database, _ keys: (transactionIDs: [String], originalTransactionIDs: [String]))
+        throws -> LedgerSnapshot
+    {
+        var snapshot = LedgerSnapshot()
+        if !keys.transactionIDs.isEmpty {
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(
+                    sql: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions "
+                        + "WHERE transaction_id IN (SELECT value FROM json_each(?))"),
+                arguments: [LedgerJSON.column(ids: keys.transactionIDs)])
+            while let row = try rows.next() {
+                let transaction = try transaction(row)
+                snapshot.transactions[transaction.transactionID] = transaction
+            }
+        }
+        if !keys.originalTransactionIDs.isEmpty {
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(
+                    sql: "SELECT original_transaction_id, account FROM ledger_owners "
+                        + "WHERE original_transaction_id IN (SELECT value FROM json_each(?))"),
+                arguments: [LedgerJSON.column(ids: keys.originalTransactionIDs)])
+            while let row = try rows.next() {
+                snapshot.owners[row[0]] = row[1] as String
+            }
+        }
+        return snapshot
+    }
+
+    private static func apply(_ changes: LedgerChanges, _ db: Database) throws {
+        if !changes.inserts.isEmpty {
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO ledger_transactions (\(LedgerSchema.transactionColumns)) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            for transaction in changes.inserts { try insert.execute(arguments: arguments(transaction)) }
+        }
+        if !changes.updates.isEmpty {
+            let update = try db.cachedStatement(
+                sql: "UPDATE ledger_transactions SET kind = ?, expires_date_ms = ?, cancellation_date_ms = ?, "
+                    + "web_order_line_item_id = ?, last_seen_ms = MAX(last_seen_ms, ?) WHERE transaction_id = ?")
+            for transaction in changes.updates {
+                try update.execute(arguments: [
+                    transaction.kind.rawValue, transaction.expiresDate?.millisecondsSince1970,
+                    transaction.cancellationDate?.millisecondsSince1970, transaction.webOrderLineItemID,
+                    transaction.lastSeen.millisecondsSince1970, transaction.transactionID,
+                ])
+            }
+        }
+        if let time = changes.touchTime, !changes.touched.isEmpty {
+            try db.cachedStatement(
+                sql: "UPDATE ledger_transactions SET last_seen_ms = MAX(last_seen_ms, ?) "
+                    + "WHERE transaction_id IN (SELECT value FROM json_each(?))"
+            ).execute(arguments: [time.millisecondsSince1970, LedgerJSON.column(ids: changes.touched)])
+        }
+        if !changes.bindings.isEmpty {
+            let bind = try db.cachedStatement(
+                sql: "INSERT INTO ledger_owners (original_transaction_id, account, bound_ms) VALUES (?, ?, ?)")
+            for binding in changes.bindings {
+                try bind.execute(arguments: [
+                    binding.originalTransactionID, binding.account, binding.time.millisecondsSince1970,
+                ])
+            }
+        }
+        let audit = try db.cachedStatement(
+            sql: "INSERT INTO ledger_audit (time_ms, endpoint, receipt_sha256, verdict, reason, decided_by, account, "
+                + "new_transaction_ids, conflicts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        for entry in changes.audits {
+            try audit.execute(arguments: [
+                entry.time.millisecondsSince1970, entry.endpoint, entry.receiptSHA256, entry.verdict, entry.reason,
+                entry.decidedBy, entry.account, LedgerJSON.column(ids: entry.newTransactionIDs),
+                LedgerJSON.column(conflicts: entry.conflicts),
+            ])
+        }
+    }
+
+    private static func arguments(_ transaction: LedgerTransaction) -> StatementArguments {
+        [
+            transaction.transactionID, transaction.originalTransactionID, transaction.productID,
+            transaction.kind.rawValue, transaction.bundleID, transaction.environment,
+            transaction.purchaseDate?.millisecondsSince1970, transaction.expiresDate?.millisecondsSince1970,
+            transaction.cancellationDate?.millisecondsSince1970, transaction.webOrderLineItemID,
+            transaction.source.rawValue, transaction.firstSeen.millisecondsSince1970,
+            transaction.lastSeen.millisecondsSince1970,
+        ]
+    }
+
+    /// A `ledger_transactions` row, columns in ``LedgerSchema/transactionColumns`` order.
+    private static func transaction(_ row: Row) throws -> LedgerTransaction {
+        LedgerTransaction(
+            transactionID: row[0], originalTransactionID: row[1], productID: row[2],
+            kind: ProductKind(rawValue: row[3]) ?? .unknown, bundleID: row[4], environment: row[5],
+            purchaseDate: date(row[6]), expiresDate: date(row[7]), cancellationDate: date(row[8]),
+            webOrderLineItemID: row[9], source: LedgerSource(rawValue: row[10]),
+            firstSeen: date(row[11]) ?? ReceiptDate(clampingMillisecondsSince1970: 0),
+            lastSeen: date(row[12]) ?? ReceiptDate(clampingMillisecondsSince1970: 0))
+    }
+
+    private static func date(_ milliseconds: Int64?) -> ReceiptDate? {
+        milliseconds.map { ReceiptDate(clampingMillisecondsSince1970: $0) }
+    }
+
+    // MARK: - Reads
+
+    public func transaction(id: String) async throws(LedgerError) -> (LedgerTransaction, owner: String?)? {
+        try await read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE transaction_id = ?",
+                    arguments: [id])
+            else { return nil }
+            let transaction = try Self.transaction(row)
+            let owner = try String.fetchOne(
+                db, sql: "SELECT account FROM ledger_owners WHERE original_transaction_id = ?",
+                arguments: [transaction.originalTransactionID])
+            return (transaction, owner)
+        }
+    }
+
+    public func transactions(ownedBy account: String) async throws(LedgerError) -> [LedgerTransaction] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE original_transaction_id "
+                    + "IN (SELECT original_transaction_id FROM ledger_owners WHERE account = ?) ORDER BY transaction_id",
+                arguments: [account]
+            ).map(Self.transaction)
+        }
+    }
+
+    public func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry] {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let since = query.since {
+            conditions.append("time_ms >= ?")
+            arguments += [since.millisecondsSince1970]
+        }
+        if let after = query.afterSequence {
+            conditions.append("seq > ?")
+            arguments += [after]
+        }
+        if let account = query.account {
+            conditions.append("account = ?")
+            arguments += [account]
+        }
+        if let id = query.transactionID {
+            conditions.append(
+                "(EXISTS (SELECT 1 FROM json_each(new_transaction_ids) WHERE value = ?) OR EXISTS (SELECT 1 FROM "
+                    + "json_each(conflicts) AS c, json_each(c.value, '$.transaction_ids') AS t WHERE t.value = ?))")
+            arguments += [id, id]
+        }
+        var sql = "SELECT \(LedgerSchema.auditColumns) FROM ledger_audit"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        sql += " ORDER BY seq"
+        if let limit = query.limit {
+            sql += " LIMIT ?"
+            arguments += [max(0, limit)]
+        }
+        let statement = sql
+        let bound = arguments
+        return try await read { db in
+            try Row.fetchAll(db, sql: statement, arguments: bound).map { row in
+                AuditEntry(
+                    sequence: row[0], time: ReceiptDate(clampingMillisecondsSince1970: row[1]), endpoint: row[2],
+                    receiptSHA256: row[3], verdict: row[4], reason: row[5], decidedBy: row[6], account: row[7],
+                    newTransactionIDs: LedgerJSON.ids(column: row[8]), conflicts: LedgerJSON.conflicts(column: row[9]))
+            }
+        }
+    }
+
+    private func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(LedgerError) -> T {
+        do {
+            return try await pool.read(body)
+        } catch {
+            throw LedgerError(.unavailable, "the SQLite ledger could not be read: \(Self.describe(error))")
+        }
+    }
+
+    /// A driver error in words, without SQL arguments (which could hold account ids).
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? DatabaseError { return "SQLite error \(error.resultCode): \(error.message ?? "")" }
+        if let error = error as? LedgerError { return error.reason }
+        return "\(type(of: error))"
+    }
+}

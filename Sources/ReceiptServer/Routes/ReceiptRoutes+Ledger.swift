@@ -1,0 +1,96 @@
+internal import HTTPTypes
+import Hummingbird
+import Logging
+import ReceiptLedger
+import ReceiptModel
+import ReceiptRemote
+import ReceiptVerification
+
+/// The ledger's part of the routes: recording each verification before it is answered, and the ledger's own
+/// reads, `GET /v1/entitlements` and `GET /v1/transactions/{id}`.
+extension ReceiptRoutes {
+    /// Response header listing, comma-separated, the transaction ids a `/verifyReceipt` answer reports new.
+    // swift-format-ignore: NeverForceUnwrap
+    static let newTransactionsHeader = HTTPField.Name("X-Receipt-New-Transactions")!  // a constant, valid token
+
+    /// Records a verification in the ledger, when there is one, before it is answered.
+    ///
+    /// - Returns: the result to answer (turned `invalid` with reason `ledger.conflict` when the ledger refused a
+    ///   conflicting verification) and the ledger's outcome (`nil` without a ledger).
+    /// - Throws: ``ServerError`` ``ServerError/Code/ledgerUnavailable`` when the write failed: the verification
+    ///   is not answered, so nothing is reported new that the ledger does not hold.
+    func record(
+        _ result: AttributedVerdict, received: [UInt8], endpoint: String, account: String?, now: ReceiptDate,
+        context: some RequestContext
+    ) async throws(ServerError) -> (AttributedVerdict, LedgerOutcome?) {
+        guard let ledger else { return (result, nil) }
+        let entry = LedgerEntry(
+            verification: result, received: received, endpoint: endpoint, account: account, time: now,
+            catalogue: ledger.catalogue, onConflict: ledger.onConflict)
+        let outcome: LedgerOutcome
+        do {
+            outcome = try await ledger.record(entry)
+        } catch {
+            context.logger.error("ledger write failed", metadata: ["error": "\(error)"])
+            throw ServerError(.ledgerUnavailable, "the ledger could not record this verification; try again")
+        }
+        guard outcome.isRejected else { return (result, outcome) }
+        let owners = Set(outcome.conflicts.map(\.owner)).sorted().joined(separator: ", ")
+        let refusal = Reason(
+            .ledgerConflict,
+            "the receipt's purchases belong to another account (\(owners)); this server refuses conflicts")
+        let verdict = result.verdict.deciding(.invalid, reasons: [refusal], environment: result.verdict.environment)
+        let refused = AttributedVerdict(
+            verdict: verdict, decidedBy: result.decidedBy, localVerdict: result.localVerdict, trigger: result.trigger,
+            appleResponse: result.appleResponse, remoteError: result.remoteError)
+        return (refused, outcome)
+    }
+
+    /// `GET /v1/entitlements?account=A&at=RFC3339`: what the account is entitled to at `at` (default now).
+    func entitlements(_ request: Request, context: some RequestContext) async throws(ServerError) -> Response {
+        let ledger = try requireLedger()
+        let query = request.uri.queryParameters
+        guard let account = query["account"].map(String.init), LedgerEntry.isValidAccount(account) else {
+            throw ServerError(.invalidOption, "account takes 1 to 256 bytes of UTF-8")
+        }
+        var instant = configuration.clock()
+        if let text = query["at"] {
+            guard let asked = ReceiptDate(rfc3339: String(text)) else {
+                throw ServerError(.invalidOption, "at takes an RFC 3339 instant")
+            }
+            instant = asked
+        }
+        let entitlements: [Entitlement]
+        do {
+            entitlements = try await ledger.entitlements(account: account, at: instant)
+        } catch {
+            context.logger.error("ledger read failed", metadata: ["error": "\(error)"])
+            throw ServerError(.ledgerUnavailable, "the ledger could not be read; try again")
+        }
+        return Self.jsonResponse(.ok, body: LedgerJSON.entitlements(entitlements, account: account, at: instant))
+    }
+
+    /// `GET /v1/transactions/{id}`: the ledger's record and its purchase's owner, or 404.
+    func transaction(_ request: Request, context: some RequestContext) async throws(ServerError) -> Response {
+        let ledger = try requireLedger()
+        guard let id = context.parameters.get("id"), !id.isEmpty else {
+            throw ServerError(.invalidOption, "no transaction id")
+        }
+        let found: (LedgerTransaction, owner: String?)?
+        do {
+            found = try await ledger.transaction(id: id)
+        } catch {
+            context.logger.error("ledger read failed", metadata: ["error": "\(error)"])
+            throw ServerError(.ledgerUnavailable, "the ledger could not be read; try again")
+        }
+        guard let (transaction, owner) = found else {
+            throw ServerError(.transactionNotFound, "the ledger holds no transaction with this id")
+        }
+        return Self.jsonResponse(.ok, body: LedgerJSON.transaction(transaction, owner: owner))
+    }
+
+    private func requireLedger() throws(ServerError) -> Ledger {
+        guard let ledger else { throw ServerError(.ledgerDisabled, "this server runs without a ledger") }
+        return ledger
+    }
+}

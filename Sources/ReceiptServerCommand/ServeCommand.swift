@@ -1,0 +1,316 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ReceiptLedger
+import ReceiptModel
+import ReceiptRemote
+import ReceiptServer
+import ReceiptVerification
+
+/// `receipt-server [serve]`: a drop-in, local-first verifyReceipt for backends. A thin shell: flags and
+/// environment variables become a ``ReceiptServerConfiguration``, a verifier and a ledger, then it runs.
+@available(macOS 10.15, *)
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve Apple's verifyReceipt contract, verified locally (the default command).",
+        discussion: """
+            Every flag can also come from the environment variable in brackets; a flag wins.
+            The shared secret comes only from RECEIPT_SERVER_SHARED_SECRET (never a flag, never logged).
+            """)
+
+    @Option(help: "Address to bind [RECEIPT_SERVER_HOST]. Default 127.0.0.1.")
+    var host: String?
+
+    @Option(help: "TCP port; 0 picks a free one [RECEIPT_SERVER_PORT]. Default 8080.")
+    var port: Int?
+
+    @Option(
+        name: .customLong("root"),
+        help: ArgumentHelp(
+            "Trust this root certificate too (PEM or DER); repeatable [RECEIPT_SERVER_ROOT, ':'-separated].",
+            valueName: "file"))
+    var roots: [String] = []
+
+    @Option(
+        name: .customLong("roots"),
+        help: ArgumentHelp("Trust every certificate in this folder too [RECEIPT_SERVER_ROOTS].", valueName: "dir"))
+    var rootFolders: [String] = []
+
+    @Option(
+        name: .customLong("bundle-id"),
+        help: ArgumentHelp(
+            "Accept only this bundle id; repeatable [RECEIPT_SERVER_BUNDLE_IDS, ','-separated].", valueName: "id"))
+    var bundleIDs: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Accept only this environment (Production, Sandbox, Xcode); repeatable [RECEIPT_SERVER_ENVIRONMENTS].",
+            valueName: "name"))
+    var environment: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Validate chains at the receipt's creation date or at the time of the request [RECEIPT_SERVER_AT]. Default creation.",
+            valueName: "creation|now"))
+    var at: String?
+
+    @Flag(help: "Trust Xcode's StoreKit Testing certificate [RECEIPT_SERVER_ALLOW_XCODE=1].")
+    var allowXcode = false
+
+    @Flag(
+        help:
+            "Answer both endpoints for receipts of any environment instead of 21007/21008 [RECEIPT_SERVER_ACCEPT_ANY_ENVIRONMENT=1]."
+    )
+    var acceptAnyEnvironment = false
+
+    @Flag(
+        help:
+            "Ask Apple's verifyReceipt when a receipt cannot be decided locally, or for renewals when a shared secret is sent [RECEIPT_SERVER_REMOTE_FALLBACK=1]. Default off."
+    )
+    var remoteFallback = false
+
+    @Option(
+        name: .customLong("apple-production-url"),
+        help: ArgumentHelp(
+            "Apple's production verifyReceipt URL [RECEIPT_SERVER_APPLE_PRODUCTION_URL].", valueName: "url"))
+    var appleProductionURL: String?
+
+    @Option(
+        name: .customLong("apple-sandbox-url"),
+        help: ArgumentHelp("Apple's sandbox verifyReceipt URL [RECEIPT_SERVER_APPLE_SANDBOX_URL].", valueName: "url"))
+    var appleSandboxURL: String?
+
+    @Option(
+        name: .customLong("remote-deadline"),
+        help: ArgumentHelp(
+            "Seconds one remote verification may take, retries included [RECEIPT_SERVER_REMOTE_DEADLINE]. Default 30.",
+            valueName: "seconds"))
+    var remoteDeadline: Double?
+
+    @Option(
+        name: .customLong("max-body-size"),
+        help: ArgumentHelp(
+            "Largest request body in bytes [RECEIPT_SERVER_MAX_BODY_SIZE]. Default 1048576.", valueName: "bytes"))
+    var maximumBodySize: Int?
+
+    @Option(
+        name: .customLong("max-in-flight"),
+        help: ArgumentHelp(
+            "Most requests verified at once; more get 503 [RECEIPT_SERVER_MAX_IN_FLIGHT]. Default 256.", valueName: "n")
+    )
+    var maximumInFlight: Int?
+
+    @Option(
+        name: .customLong("body-timeout"),
+        help: ArgumentHelp(
+            "Seconds to wait for a request body [RECEIPT_SERVER_BODY_TIMEOUT]. Default 10.", valueName: "seconds"))
+    var bodyTimeout: Double?
+
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp(
+            "Seconds before an idle connection is closed [RECEIPT_SERVER_IDLE_TIMEOUT]. Default 60.",
+            valueName: "seconds"))
+    var idleTimeout: Double?
+
+    @Option(
+        help: ArgumentHelp(
+            "Where the ledger is: sqlite:PATH, postgres://USER@HOST:PORT/DATABASE or none [RECEIPT_SERVER_LEDGER]. Default sqlite:receipt-ledger.sqlite. A PostgreSQL password comes from RECEIPT_SERVER_LEDGER_PASSWORD or the URL.",
+            valueName: "location"))
+    var ledger: String?
+
+    @Option(
+        name: .customLong("products"),
+        help: ArgumentHelp(
+            "Product kinds for the ledger: a JSON object of product id to consumable, non_consumable, auto_renewable or non_renewing [RECEIPT_SERVER_PRODUCTS].",
+            valueName: "file"))
+    var products: String?
+
+    @Option(
+        name: .customLong("on-conflict"),
+        help: ArgumentHelp(
+            "A verification naming another account than a purchase's owner: report it, or reject it as invalid (ledger.conflict) [RECEIPT_SERVER_ON_CONFLICT]. Default report.",
+            valueName: "report|reject"))
+    var onConflict: String?
+
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp(
+            "trace, debug, info, notice, warning, error or critical [RECEIPT_SERVER_LOG_LEVEL]. Default info.",
+            valueName: "level"))
+    var logLevel: String?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        func env(_ name: String) -> String? {
+            guard let value = environment[name], !value.isEmpty else { return nil }
+            return value
+        }
+        func envFlag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env(name)?.lowercased() ?? "") }
+        func number<T: LosslessStringConvertible>(_ flag: T?, _ name: String, default value: T) throws -> T {
+            if let flag { return flag }
+            guard let text = env(name) else { return value }
+            guard let parsed = T(text) else { throw ValidationError("\(name) must be a number, not \(text)") }
+            return parsed
+        }
+        func seconds(_ flag: Double?, _ option: String, _ name: String, default value: Double) throws -> Duration {
+            let seconds = try number(flag, name, default: value)
+            guard let duration = Duration(configuredSeconds: seconds) else {
+                throw ValidationError(
+                    "\(option) [\(name)] takes a positive number of seconds, at most \(Int(Duration.longestConfiguredSeconds))"
+                )
+            }
+            return duration
+        }
+
+        let levelName = logLevel ?? env("RECEIPT_SERVER_LOG_LEVEL") ?? "info"
+        guard let level = Logger.Level(rawValue: levelName) else {
+            throw ValidationError("--log-level takes trace, debug, info, notice, warning, error or critical")
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "receipt-server")
+
+        var anchors = TrustAnchors(allowsXcodeStoreKitTesting: allowXcode || envFlag("RECEIPT_SERVER_ALLOW_XCODE"))
+        let rootPaths =
+            (roots.isEmpty ? (env("RECEIPT_SERVER_ROOT")?.split(separator: ":").map(String.init) ?? []) : roots)
+            + (rootFolders.isEmpty
+                ? (env("RECEIPT_SERVER_ROOTS")?.split(separator: ":").map(String.init) ?? []) : rootFolders)
+        for path in rootPaths {
+            do { try anchors.addRoots(fromPath: path) } catch {
+                throw ValidationError("cannot load roots from \(path): \(error.reason)")
+            }
+        }
+        var policy = ReceiptPolicy()
+        let bundles =
+            bundleIDs.isEmpty
+            ? (env("RECEIPT_SERVER_BUNDLE_IDS")?.split(separator: ",").map(String.init) ?? []) : bundleIDs
+        if !bundles.isEmpty { policy.acceptedBundleIDs = Set(bundles) }
+        let environments =
+            self.environment.isEmpty
+            ? (env("RECEIPT_SERVER_ENVIRONMENTS")?.split(separator: ",").map(String.init) ?? []) : self.environment
+        if !environments.isEmpty {
+            policy.acceptedEnvironments = Set(
+                try environments.map { name in
+                    guard let value = ReceiptEnvironment(rawValue: name) else {
+                        throw ValidationError("--environment takes Production, Sandbox or Xcode, not \(name)")
+                    }
+                    return value
+                })
+        }
+        let atName = at ?? env("RECEIPT_SERVER_AT") ?? "creation"
+        guard let validationTime = ReceiptServerConfiguration.validationTime(named: atName),
+            validationTime == .receiptCreation || validationTime == .now
+        else {
+            throw ValidationError("--at takes creation or now")
+        }
+
+        let configuration = ReceiptServerConfiguration(
+            host: host ?? env("RECEIPT_SERVER_HOST") ?? "127.0.0.1",
+            port: try Self.validPort(number(port, "RECEIPT_SERVER_PORT", default: 8080)),
+            validationTime: validationTime,
+            acceptsAnyEnvironment: acceptAnyEnvironment || envFlag("RECEIPT_SERVER_ACCEPT_ANY_ENVIRONMENT"),
+            sharedSecret: env("RECEIPT_SERVER_SHARED_SECRET"),
+            maximumBodySize: try number(maximumBodySize, "RECEIPT_SERVER_MAX_BODY_SIZE", default: 1 << 20),
+            maximumInFlight: try number(maximumInFlight, "RECEIPT_SERVER_MAX_IN_FLIGHT", default: 256),
+            bodyTimeout: try seconds(bodyTimeout, "--body-timeout", "RECEIPT_SERVER_BODY_TIMEOUT", default: 10),
+            idleTimeout: try seconds(idleTimeout, "--idle-timeout", "RECEIPT_SERVER_IDLE_TIMEOUT", default: 60))
+        guard configuration.maximumBodySize > 0, configuration.maximumInFlight > 0 else {
+            throw ValidationError("--max-body-size and --max-in-flight must be positive")
+        }
+
+        let verifier = ReceiptVerifier(
+            configuration: .init(trustAnchors: anchors, validationTime: .receiptCreation, policy: policy))
+        let remoteOn = remoteFallback || envFlag("RECEIPT_SERVER_REMOTE_FALLBACK")
+        let decider: any ReceiptDecider
+        var remoteDescription = "off"
+        if remoteOn {
+            let fallback: FallbackVerifier
+            let deadline = try seconds(
+                remoteDeadline, "--remote-deadline", "RECEIPT_SERVER_REMOTE_DEADLINE", default: 30)
+            do throws(ServerError) {
+                fallback = try FallbackVerifier.apple(
+                    verifier: verifier,
+                    productionURL: appleProductionURL ?? env("RECEIPT_SERVER_APPLE_PRODUCTION_URL"),
+                    sandboxURL: appleSandboxURL ?? env("RECEIPT_SERVER_APPLE_SANDBOX_URL"),
+                    deadline: deadline, logger: logger)
+            } catch {
+                throw ValidationError(error.reason)
+            }
+            decider = fallback
+            let urls = fallback.remoteURLs
+            remoteDescription = "on (production \(urls?.production ?? "?"), sandbox \(urls?.sandbox ?? "?"))"
+        } else {
+            decider = FallbackVerifier(verifier: verifier)
+        }
+        let conflictName = onConflict ?? env("RECEIPT_SERVER_ON_CONFLICT") ?? "report"
+        guard let conflictPolicy = ConflictPolicy(rawValue: conflictName) else {
+            throw ValidationError("--on-conflict takes report or reject")
+        }
+        let location: LedgerLocation
+        let catalogue: ProductCatalogue
+        do throws(LedgerError) {
+            if let text = ledger ?? env("RECEIPT_SERVER_LEDGER") {
+                location = try LedgerLocation(parsing: text, password: env("RECEIPT_SERVER_LEDGER_PASSWORD"))
+            } else {
+                location = LedgerLocation.defaultLocation
+            }
+            if let path = products ?? env("RECEIPT_SERVER_PRODUCTS") {
+                catalogue = try Self.catalogue(path)
+            } else {
+                catalogue = ProductCatalogue()
+            }
+        } catch {
+            throw ValidationError(error.reason)
+        }
+        let openedLedger: Ledger?
+        do throws(LedgerError) {
+            openedLedger = try await Ledger.openStore(location, logger: logger).map {
+                Ledger(store: $0, catalogue: catalogue, onConflict: conflictPolicy)
+            }
+        } catch {
+            logger.critical("cannot open the ledger", metadata: ["ledger": "\(location)", "error": "\(error)"])
+            throw ExitCode(69)  // EX_UNAVAILABLE
+        }
+
+        logger.info(
+            "starting",
+            metadata: [
+                "configuration": "\(configuration)", "extra_roots": "\(anchors.additionalRoots.count)",
+                "allow_xcode": "\(anchors.allowsXcodeStoreKitTesting)", "bundle_ids": "\(bundles)",
+                "environments": "\(environments)", "remote_fallback": "\(remoteDescription)",
+                "ledger": "\(location)", "products": "\(catalogue.kinds.count)", "on_conflict": "\(conflictPolicy)",
+            ])
+        do {
+            try await ReceiptService(
+                configuration: configuration, decider: decider, ledger: openedLedger, logger: logger
+            )
+            .run()
+        } catch {
+            await openedLedger?.close()
+            throw error
+        }
+        await openedLedger?.close()
+        logger.info("stopped")
+    }
+
+    /// The product catalogue at `path`.
+    static func catalogue(_ path: String) throws(LedgerError) -> ProductCatalogue {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw LedgerError(.invalidCatalogue, "cannot read the product catalogue \(path)")
+        }
+        return try ProductCatalogue(json: Array(data))
+    }
+
+    /// `port` when it is a TCP port number (0 asks for a free one).
+    static func validPort(_ port: Int) throws -> Int {
+        guard (0...65_535).contains(port) else {
+            throw ValidationError("--port [RECEIPT_SERVER_PORT] takes 0 to 65535, not \(port)")
+        }
+        return port
+    }
+}
