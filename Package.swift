@@ -214,6 +214,7 @@ let package = Package(
             dependencies: [
                 "ReceiptLedger", "ReceiptForge", "ReceiptModel", "ReceiptVerification", "ReceiptRemote", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

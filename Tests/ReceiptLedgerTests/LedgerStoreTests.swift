@@ -1,0 +1,281 @@
+import Foundation
+import GRDB
+import Logging
+import ReceiptModel
+import ReceiptVerification
+import TestSupport
+import Testing
+
+@testable import ReceiptLedger
+
+/// Each guarantee of the ledger, against both stores: SQLite in a temporary file, PostgreSQL in a fresh
+/// database of the throw-away cluster `scripts/test` starts (skipped without it).
+@Suite struct LedgerStoreTests {
+    enum Kind: String, CaseIterable, CustomTestStringConvertible {
+        case sqlite, postgres
+        var testDescription: String { rawValue }
+    }
+
+    /// A fresh, empty ledger location of `kind`, and how to remove it.
+    final class Place: @unchecked Sendable {
+        let kind: Kind
+        let folder: TemporaryFolder?
+        let database: PostgresTestDatabase?
+
+        init(_ kind: Kind) throws {
+            self.kind = kind
+            switch kind {
+            case .sqlite:
+                folder = try TemporaryFolder()
+                database = nil
+            case .postgres:
+                folder = nil
+                database = try PostgresTestDatabase.create()
+            }
+        }
+
+        var location: LedgerLocation {
+            get throws {
+                switch kind {
+                case .sqlite: return .sqlite(path: folder?.url.appendingPathComponent("ledger.sqlite").path ?? "")
+                case .postgres: return try LedgerLocation(parsing: database?.url ?? "")
+                }
+            }
+        }
+
+        func open() async throws -> any LedgerStore {
+            guard let store = try await Ledger.openStore(location, logger: LedgerStoreTests.logger) else {
+                throw LedgerError(.invalidLocation, "none")
+            }
+            return store
+        }
+
+        deinit { database?.drop() }
+    }
+
+    static let logger: Logger = {
+        var logger = Logger(label: "ledger-test")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    static func available(_ kind: Kind) -> Bool { kind == .sqlite || PostgresTestDatabase.clusterURL != nil }
+
+    static func time(_ offset: Int64) -> ReceiptDate {
+        ReceiptDate(clampingMillisecondsSince1970: 1_700_000_000_000 + offset)
+    }
+
+    static func transaction(
+        _ id: String, original: String? = nil, kind: ProductKind = .nonConsumable, expires: ReceiptDate? = nil,
+        cancelled: ReceiptDate? = nil, at seen: ReceiptDate = time(0)
+    ) -> LedgerTransaction {
+        LedgerTransaction(
+            transactionID: id, originalTransactionID: original ?? id, productID: "product.\(original ?? id)",
+            kind: kind, bundleID: "org.example", environment: "Sandbox", purchaseDate: time(-1000), expiresDate: expires,
+            cancellationDate: cancelled, source: .receipt, firstSeen: seen, lastSeen: seen)
+    }
+
+    static func entry(
+        _ transactions: [LedgerTransaction], account: String?, onConflict: ConflictPolicy = .report,
+        at time: ReceiptDate = time(0)
+    ) -> LedgerEntry {
+        LedgerEntry(
+            time: time, endpoint: "/v1/verify", receiptSHA256: "ab", verdict: .valid, reason: nil, decidedBy: "local",
+            account: account, transactions: transactions, onConflict: onConflict)
+    }
+
+    /// 40 receipts of 3 transactions each (two under one original id), overlapping their neighbours, sent 4 times
+    /// each from 4 accounts, all at once through two ledgers (two replicas) on one store.
+    @Test(arguments: Kind.allCases)
+    func eachIDIsNewExactlyOnceAndEachPurchaseHasOneOwner(kind: Kind) async throws {
+        guard Self.available(kind) else { return }
+        let place = try Place(kind)
+        let stores = [try await place.open(), try await place.open()]
+        let ledgers = stores.map { Ledger(store: $0, maximumBatch: 16) }
+        let receipts = (0..<40).map { index in
+            [
+                Self.transaction("t\(index)a", original: "o\(index)"), Self.transaction("t\(index)b", original: "o\(index)"),
+                Self.transaction("t\(index + 1)a", original: "o\(index + 1)"),
+            ]
+        }
+        let outcomes = try await withThrowingTaskGroup(of: (String, LedgerOutcome).self) { group in
+            for (index, receipt) in receipts.enumerated() {
+                for copy in 0..<4 {
+                    let account = "account-\((index + copy) % 4)"
+                    let ledger = ledgers[copy % 2]
+                    group.addTask { (account, try await ledger.record(Self.entry(receipt, account: account))) }
+                }
+            }
+            var all: [(String, LedgerOutcome)] = []
+            for try await outcome in group { all.append(outcome) }
+            return all
+        }
+        let reportedNew = outcomes.flatMap(\.1.newTransactionIDs)
+        let everyID = Set(receipts.flatMap { $0.map(\.transactionID) })
+        #expect(reportedNew.count == everyID.count)
+        #expect(Set(reportedNew) == everyID)
+        // One owner per original id: the accounts answered without a conflict for it are exactly one.
+        var unconflicted: [String: Set<String>] = [:]
+        let originalOf = Dictionary(
+            receipts.joined().map { ($0.transactionID, $0.originalTransactionID) }, uniquingKeysWith: { first, _ in first })
+        for (account, outcome) in outcomes {
+            let conflicted = Set(outcome.conflicts.map(\.originalTransactionID))
+            for id in outcome.newTransactionIDs + outcome.knownTransactionIDs {
+                guard let original = originalOf[id], !conflicted.contains(original) else { continue }
+                unconflicted[original, default: []].insert(account)
+            }
+        }
+        for (original, accounts) in unconflicted {
+            #expect(accounts.count == 1, "\(original) answered unconflicted to \(accounts.sorted())")
+            let held = try await stores[0].transaction(id: "t\(original.dropFirst())a")
+            #expect(held?.owner == accounts.first)
+        }
+        let audit = try await stores[1].auditEntries(AuditQuery())
+        #expect(audit.count == outcomes.count)
+        #expect(audit.map(\.sequence) == audit.map(\.sequence).sorted())
+        for store in stores { await store.close() }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func rejectingAConflictRecordsOnlyTheAuditEntry(kind: Kind) async throws {
+        guard Self.available(kind) else { return }
+        let place = try Place(kind)
+        let store = try await place.open()
+        let ledger = Ledger(store: store, onConflict: .reject)
+        let first = try await ledger.record(Self.entry([Self.transaction("1")], account: "alice", onConflict: .reject))
+        #expect(first.newTransactionIDs == ["1"])
+        let refused = try await ledger.record(
+            Self.entry([Self.transaction("1"), Self.transaction("2")], account: "bob", onConflict: .reject))
+        #expect(refused.isRejected)
+        #expect(refused.newTransactionIDs.isEmpty)
+        #expect(refused.conflicts.map(\.owner) == ["alice"])
+        #expect(try await store.transaction(id: "2") == nil)
+        let later = try await ledger.record(Self.entry([Self.transaction("2")], account: "carol", onConflict: .reject))
+        #expect(later.newTransactionIDs == ["2"], "the refused verification bound and recorded nothing")
+        let audit = try await store.auditEntries(AuditQuery(account: "bob"))
+        #expect(audit.map(\.verdict) == ["invalid"])
+        #expect(audit.map(\.reason) == ["ledger.conflict"])
+        await store.close()
+    }
+
+    @Test(arguments: Kind.allCases)
+    func aKnownTransactionKeepsItsFirstSightingAndGainsARefund(kind: Kind) async throws {
+        guard Self.available(kind) else { return }
+        let place = try Place(kind)
+        let store = try await place.open()
+        let ledger = Ledger(store: store)
+        _ = try await ledger.record(Self.entry([Self.transaction("1")], account: nil, at: Self.time(0)))
+        let refunded = Self.transaction("1", cancelled: Self.time(5), at: Self.time(10))
+        let again = try await ledger.record(Self.entry([refunded], account: nil, at: Self.time(10)))
+        #expect(again.knownTransactionIDs == ["1"])
+        let held = try #require(try await store.transaction(id: "1"))
+        #expect(held.0.firstSeen == Self.time(0))
+        #expect(held.0.lastSeen == Self.time(10))
+        #expect(held.0.cancellationDate == Self.time(5))
+        // Seen again without the refund: a refund stays a refund.
+        _ = try await ledger.record(Self.entry([Self.transaction("1", at: Self.time(20))], account: nil, at: Self.time(20)))
+        let still = try #require(try await store.transaction(id: "1"))
+        #expect(still.0.cancellationDate == Self.time(5))
+        #expect(still.0.lastSeen == Self.time(20))
+        await store.close()
+    }
+
+    @Test(arguments: Kind.allCases)
+    func invalidVerdictsRecordNoTransactionButAnAuditEntry(kind: Kind) async throws {
+        guard Self.available(kind) else { return }
+        let place = try Place(kind)
+        let store = try await place.open()
+        var entry = Self.entry([Self.transaction("1")], account: "alice")
+        entry.verdict = .invalid
+        entry.reason = "signature.mismatch"
+        let outcome = try await Ledger(store: store).record(entry)
+        #expect(outcome == LedgerOutcome())
+        #expect(try await store.transaction(id: "1") == nil)
+        #expect(try await store.transactions(ownedBy: "alice").isEmpty)
+        #expect(try await store.auditEntries(AuditQuery()).map(\.reason) == ["signature.mismatch"])
+        await store.close()
+    }
+
+    @Test(arguments: Kind.allCases)
+    func theAuditTrailFiltersAndRefusesChanges(kind: Kind) async throws {
+        guard Self.available(kind) else { return }
+        let place = try Place(kind)
+        let store = try await place.open()
+        let ledger = Ledger(store: store)
+        _ = try await ledger.record(Self.entry([Self.transaction("1")], account: "alice", at: Self.time(0)))
+        _ = try await ledger.record(Self.entry([Self.transaction("1")], account: "bob", at: Self.time(100)))
+        _ = try await ledger.record(Self.entry([Self.transaction("2")], account: "bob", at: Self.time(200)))
+        #expect(try await store.auditEntries(AuditQuery(since: Self.time(100))).count == 2)
+        #expect(try await store.auditEntries(AuditQuery(account: "bob")).count == 2)
+        // Transaction 1: new for alice, a conflict for bob; not bob's entry for transaction 2.
+        let one = try await store.auditEntries(AuditQuery(transactionID: "1"))
+        #expect(one.map(\.account) == ["alice", "bob"])
+        #expect(one.last?.conflicts.first?.owner == "alice")
+        #expect(try await store.auditEntries(AuditQuery(afterSequence: one.first?.sequence, limit: 1)).count == 1)
+        switch kind {
+        case .sqlite:
+            let sqlite = try #require(store as? SQLiteLedgerStore)
+            #expect(throws: (any Error).self) {
+                try sqlite.pool.write { try $0.execute(sql: "DELETE FROM ledger_audit") }
+            }
+            #expect(throws: (any Error).self) {
+                try sqlite.pool.write { try $0.execute(sql: "UPDATE ledger_audit SET verdict = 'valid'") }
+            }
+        case .postgres:
+            let database = try #require(place.database)
+            #expect(throws: (any Error).self) { try database.run("DELETE FROM ledger_audit") }
+            #expect(throws: (any Error).self) { try database.run("UPDATE ledger_audit SET verdict = 'valid'") }
+            #expect(throws: (any Error).self) { try database.run("TRUNCATE ledger_audit") }
+        }
+        #expect(try await store.auditEntries(AuditQuery()).count == 3)
+        await store.close()
+    }
+
+    /// Replicas starting together each migrate; the schema is created once.
+    @Test(arguments: Kind.allCases)
+    func storesOpeningTogetherMigrateOnce(kind: Kind) async throws {
+        guard Self.available(kind) else { return }
+        let place = try Place(kind)
+        let stores = try await withThrowingTaskGroup(of: (any LedgerStore).self) { group in
+            for _ in 0..<4 { group.addTask { try await place.open() } }
+            var opened: [any LedgerStore] = []
+            for try await store in group { opened.append(store) }
+            return opened
+        }
+        let outcome = try await Ledger(store: stores[0]).record(Self.entry([Self.transaction("1")], account: nil))
+        #expect(outcome.newTransactionIDs == ["1"])
+        switch kind {
+        case .sqlite:
+            let sqlite = try #require(stores[0] as? SQLiteLedgerStore)
+            let versions = try await sqlite.pool.read { try Int.fetchAll($0, sql: "SELECT version FROM ledger_schema") }
+            #expect(versions == [LedgerSchema.latestVersion])
+        case .postgres:
+            #expect(try place.database?.run("SELECT string_agg(version::text, ',') FROM ledger_schema") == "1")
+        }
+        for store in stores { await store.close() }
+    }
+
+    /// Entitlements come from what the ledger holds for the account's purchases.
+    @Test(arguments: Kind.allCases)
+    func entitlementsFollowTheOwnersTransactions(kind: Kind) async throws {
+        guard Self.available(kind) else { return }
+        let place = try Place(kind)
+        let store = try await place.open()
+        let ledger = Ledger(store: store)
+        let receipt = [
+            Self.transaction("sub1", original: "sub", kind: .autoRenewable, expires: Self.time(1000)),
+            Self.transaction("sub2", original: "sub", kind: .autoRenewable, expires: Self.time(2000)),
+            Self.transaction("coins", kind: .consumable),
+            Self.transaction("pro", kind: .nonConsumable),
+        ]
+        _ = try await ledger.record(Self.entry(receipt, account: "alice"))
+        let early = try await ledger.entitlements(account: "alice", at: Self.time(1500))
+        #expect(early.map(\.originalTransactionID) == ["pro", "sub"])
+        #expect(early.map(\.state) == [.active, .active])
+        #expect(early.last?.expiresDate == Self.time(2000))
+        let late = try await ledger.entitlements(account: "alice", at: Self.time(2500))
+        #expect(late.map(\.state) == [.active, .expired])
+        #expect(try await ledger.entitlements(account: "bob", at: Self.time(0)).isEmpty)
+        await store.close()
+    }
+}
