@@ -116,7 +116,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Where the ledger is: sqlite:PATH, postgres://USER@HOST:PORT/DATABASE or none [RECEIPT_SERVER_LEDGER]. Default sqlite:receipt-ledger.sqlite. A PostgreSQL password comes from RECEIPT_SERVER_LEDGER_PASSWORD or the URL.",
+            "Where the ledger is: sqlite:PATH, postgres://USER@HOST:PORT/DATABASE or none [RECEIPT_SERVER_LEDGER]. Default sqlite:receipt-ledger.sqlite. A PostgreSQL password comes from RECEIPT_SERVER_LEDGER_PASSWORD or the URL. A SQLite write waits RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT seconds (default 5) for another process's lock, then answers 503 ledger.unavailable.",
             valueName: "location"))
     var ledger: String?
 
@@ -267,11 +267,17 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.reason)
         }
+        let busyTimeout = try seconds(
+            nil, "RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT", "RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT", default: 5)
         let openedLedger: Ledger?
         do throws(LedgerError) {
-            openedLedger = try await Ledger.openStore(location, logger: logger).map {
-                Ledger(store: $0, catalogue: catalogue, onConflict: conflictPolicy)
+            let store: (any LedgerStore)?
+            if case .sqlite(let path) = location {
+                store = try SQLiteLedgerStore(path: path, busyTimeout: busyTimeout)
+            } else {
+                store = try await Ledger.openStore(location, logger: logger)
             }
+            openedLedger = store.map { Ledger(store: $0, catalogue: catalogue, onConflict: conflictPolicy) }
         } catch {
             logger.critical("cannot open the ledger", metadata: ["ledger": "\(location)", "error": "\(error)"])
             throw ExitCode(69)  // EX_UNAVAILABLE

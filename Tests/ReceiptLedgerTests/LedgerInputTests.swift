@@ -1,0 +1,119 @@
+import Foundation
+import ReceiptModel
+import ReceiptRemote
+import ReceiptVerification
+import TestSupport
+import Testing
+
+@testable import ReceiptLedger
+
+/// What reaches the ledger from outside: `--ledger` values, the product catalogue, and verifications.
+@Suite struct LedgerInputTests {
+    @Test func locationsParse() throws {
+        #expect(try LedgerLocation(parsing: "none") == .none)
+        #expect(try LedgerLocation(parsing: "sqlite:/var/lib/ledger.sqlite") == .sqlite(path: "/var/lib/ledger.sqlite"))
+        #expect(try LedgerLocation(parsing: "data/ledger.sqlite") == .sqlite(path: "data/ledger.sqlite"))
+        let server = try LedgerLocation(parsing: "postgres://app:p%40ss@db.internal:6543/ledger?sslmode=require")
+        #expect(
+            server
+                == .postgres(
+                    .init(
+                        user: "app", password: "p@ss", host: "db.internal", port: 6543, database: "ledger",
+                        requiresTLS: true)))
+        #expect(server.description == "postgres://app@db.internal:6543/ledger?sslmode=require", "no password shown")
+        let separate = try LedgerLocation(parsing: "postgresql://app:url@[::1]/ledger", password: "env")
+        #expect(separate == .postgres(.init(user: "app", password: "env", host: "::1", port: 5432, database: "ledger")))
+    }
+
+    @Test(arguments: [
+        "", "sqlite:", "mysql://a@b/c", "postgres://host/db", "postgres://u@host:0/db", "postgres://u@host:99999/db",
+        "postgres://u@host/", "postgres://u:%zz@host/db", "postgres://u@host/db?sslmode=allow", "ledger.db",
+    ])
+    func badLocationsAreRefused(text: String) {
+        #expect(throws: LedgerError(.invalidLocation, "")) { try LedgerLocation(parsing: text) }
+    }
+
+    @Test func theCatalogueWinsOverTheReceipt() throws {
+        let catalogue = try ProductCatalogue(json: Array(#"{"a": "consumable", "b": "auto_renewable"}"#.utf8))
+        #expect(catalogue.kind(of: "a", reported: .nonConsumable) == .consumable)
+        #expect(catalogue.kind(of: "b", reported: .unknown) == .autoRenewable)
+        #expect(catalogue.kind(of: "c", reported: .nonRenewing) == .nonRenewing)
+    }
+
+    @Test(arguments: [
+        "", "[]", #"{"a": "unknown"}"#, #"{"a": "gift"}"#, #"{"a": 1}"#, #"{"a": "consumable", "a": "consumable"}"#,
+        #"{"a": {"b": "c"}}"#, #"{"a": "consumable""#,
+    ])
+    func badCataloguesAreRefused(text: String) {
+        #expect(throws: LedgerError(.invalidCatalogue, "")) { try ProductCatalogue(json: Array(text.utf8)) }
+    }
+
+    static func verifier() throws -> ReceiptVerifier {
+        var anchors = TrustAnchors()
+        try anchors.addRoots(fromPath: SharedTestData.packageRoot.appendingPathComponent("certs/test-root.pem").path)
+        return ReceiptVerifier(configuration: .init(trustAnchors: anchors))
+    }
+
+    static func fixture(_ name: String) throws -> [UInt8] {
+        try SharedTestData.bytes(at: SharedTestData.packageRoot.appendingPathComponent("fixtures/\(name)"))
+    }
+
+    /// A valid receipt's purchases become transactions, with the catalogue's kinds; the hash is of the decoded
+    /// bytes, however they were wrapped.
+    @Test func aValidReceiptsPurchasesAreItsTransactions() throws {
+        let bytes = try Self.fixture("valid-sha256.receipt")
+        let verdict = try Self.verifier().verify(bytes)
+        let catalogue = ProductCatalogue(kinds: ["org.example.receiptforge.pro": .nonRenewing])
+        let now = ReceiptDate(clampingMillisecondsSince1970: 1_800_000_000_000)
+        let entry = LedgerEntry(
+            verification: .local(verdict), received: bytes, endpoint: "/v1/verify", account: "alice", time: now,
+            catalogue: catalogue, onConflict: .report)
+        #expect(entry.verdict == .valid)
+        #expect(
+            entry.transactions.map(\.transactionID)
+                == ["2000000100000002", "2000000100000001", "2000000100000004", "2000000100000003"])
+        #expect(entry.transactions.first?.kind == .nonRenewing)
+        #expect(entry.transactions.allSatisfy { $0.bundleID == "org.example.receiptforge.sample" && $0.firstSeen == now })
+        #expect(entry.transactions.allSatisfy { $0.environment == "Sandbox" && $0.source == .receipt })
+        let base64 = Array(("\"" + Data(bytes).base64EncodedString() + "\"\n").utf8)
+        #expect(LedgerEntry.sha256(ofDecoded: base64) == entry.receiptSHA256)
+        #expect(entry.receiptSHA256.count == 64)
+    }
+
+    @Test func aTamperedReceiptHasNoTransactions() throws {
+        let bytes = try Self.fixture("tampered-payload.receipt")
+        let verdict = try Self.verifier().verify(bytes)
+        let entry = LedgerEntry(
+            verification: .local(verdict), received: bytes, endpoint: "/v1/verify", account: "alice",
+            time: ReceiptDate(clampingMillisecondsSince1970: 0), catalogue: ProductCatalogue(), onConflict: .report)
+        #expect(entry.verdict == .invalid)
+        #expect(entry.transactions.isEmpty)
+        #expect(entry.reason == "signature.mismatch")
+    }
+
+    @Test(arguments: ["", String(repeating: "a", count: 257), "a\u{0}b"])
+    func accountsOutsideTheContractAreRefused(account: String) {
+        #expect(!LedgerEntry.isValidAccount(account))
+    }
+
+    /// A failed batch fails every verification in it; nothing is reported new.
+    @Test func aFailingStoreReportsNothing() async throws {
+        let ledger = Ledger(store: FailingStore())
+        await #expect(throws: LedgerError(.unavailable, "")) {
+            try await ledger.record(
+                LedgerEntry(
+                    time: ReceiptDate(clampingMillisecondsSince1970: 0), endpoint: "e", receiptSHA256: "", verdict: .valid,
+                    reason: nil, decidedBy: "local", account: nil, transactions: []))
+        }
+    }
+
+    struct FailingStore: LedgerStore {
+        func commit(_ entries: [LedgerEntry]) async throws(LedgerError) -> [LedgerOutcome] {
+            throw LedgerError(.unavailable, "gone")
+        }
+        func transaction(id: String) async throws(LedgerError) -> (LedgerTransaction, owner: String?)? { nil }
+        func transactions(ownedBy account: String) async throws(LedgerError) -> [LedgerTransaction] { [] }
+        func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry] { [] }
+        func close() async {}
+    }
+}
