@@ -73,7 +73,8 @@ import Testing
             entry.transactions.map(\.transactionID)
                 == ["2000000100000002", "2000000100000001", "2000000100000004", "2000000100000003"])
         #expect(entry.transactions.first?.kind == .nonRenewing)
-        #expect(entry.transactions.allSatisfy { $0.bundleID == "org.example.receiptforge.sample" && $0.firstSeen == now })
+        #expect(
+            entry.transactions.allSatisfy { $0.bundleID == "org.example.receiptforge.sample" && $0.firstSeen == now })
         #expect(entry.transactions.allSatisfy { $0.environment == "Sandbox" && $0.source == .receipt })
         let base64 = Array(("\"" + Data(bytes).base64EncodedString() + "\"\n").utf8)
         #expect(LedgerEntry.sha256(ofDecoded: base64) == entry.receiptSHA256)
@@ -102,7 +103,8 @@ import Testing
         await #expect(throws: LedgerError(.unavailable, "")) {
             try await ledger.record(
                 LedgerEntry(
-                    time: ReceiptDate(clampingMillisecondsSince1970: 0), endpoint: "e", receiptSHA256: "", verdict: .valid,
+                    time: ReceiptDate(clampingMillisecondsSince1970: 0), endpoint: "e", receiptSHA256: "",
+                    verdict: .valid,
                     reason: nil, decidedBy: "local", account: nil, transactions: []))
         }
     }

@@ -71,7 +71,8 @@ import Testing
     ) -> LedgerTransaction {
         LedgerTransaction(
             transactionID: id, originalTransactionID: original ?? id, productID: "product.\(original ?? id)",
-            kind: kind, bundleID: "org.example", environment: "Sandbox", purchaseDate: time(-1000), expiresDate: expires,
+            kind: kind, bundleID: "org.example", environment: "Sandbox", purchaseDate: time(-1000),
+            expiresDate: expires,
             cancellationDate: cancelled, source: .receipt, firstSeen: seen, lastSeen: seen)
     }
 
@@ -94,7 +95,8 @@ import Testing
         let ledgers = stores.map { Ledger(store: $0, maximumBatch: 16) }
         let receipts = (0..<40).map { index in
             [
-                Self.transaction("t\(index)a", original: "o\(index)"), Self.transaction("t\(index)b", original: "o\(index)"),
+                Self.transaction("t\(index)a", original: "o\(index)"),
+                Self.transaction("t\(index)b", original: "o\(index)"),
                 Self.transaction("t\(index + 1)a", original: "o\(index + 1)"),
             ]
         }
@@ -117,7 +119,8 @@ import Testing
         // One owner per original id: the accounts answered without a conflict for it are exactly one.
         var unconflicted: [String: Set<String>] = [:]
         let originalOf = Dictionary(
-            receipts.joined().map { ($0.transactionID, $0.originalTransactionID) }, uniquingKeysWith: { first, _ in first })
+            receipts.joined().map { ($0.transactionID, $0.originalTransactionID) },
+            uniquingKeysWith: { first, _ in first })
         for (account, outcome) in outcomes {
             let conflicted = Set(outcome.conflicts.map(\.originalTransactionID))
             for id in outcome.newTransactionIDs + outcome.knownTransactionIDs {
@@ -173,7 +176,8 @@ import Testing
         #expect(held.0.lastSeen == Self.time(10))
         #expect(held.0.cancellationDate == Self.time(5))
         // Seen again without the refund: a refund stays a refund.
-        _ = try await ledger.record(Self.entry([Self.transaction("1", at: Self.time(20))], account: nil, at: Self.time(20)))
+        _ = try await ledger.record(
+            Self.entry([Self.transaction("1", at: Self.time(20))], account: nil, at: Self.time(20)))
         let still = try #require(try await store.transaction(id: "1"))
         #expect(still.0.cancellationDate == Self.time(5))
         #expect(still.0.lastSeen == Self.time(20))
