@@ -66,6 +66,12 @@ let package = Package(
             dependencies: ["FuzzSupport", product("ReceiptServer")],
             swiftSettings: swiftSettings
         ),
+        // 5b. what the ledger reads from outside: the product catalogue, `--ledger` values, stored audit columns.
+        .executableTarget(
+            name: "fuzz-ledger-input",
+            dependencies: ["FuzzSupport", product("ReceiptLedger")],
+            swiftSettings: swiftSettings
+        ),
         // 6. Apple's verifyReceipt response JSON, as the remote fallback reads it.
         .executableTarget(
             name: "fuzz-apple-response",

@@ -126,13 +126,13 @@ public enum LedgerJSON {
     }
 
     /// An id list column read back; a column that is not one (only a hand-edited database) reads as none.
-    static func ids(column text: String) -> [String] {
+    public static func ids(column text: String) -> [String] {
         guard let values = document(text)?.arrayValue else { return [] }
         return values.compactMap(\.stringValue)
     }
 
     /// A conflicts column read back.
-    static func conflicts(column text: String) -> [LedgerConflict] {
+    public static func conflicts(column text: String) -> [LedgerConflict] {
         guard let values = document(text)?.arrayValue else { return [] }
         return values.compactMap { value in
             guard let object = value.objectValue, let original = object.text("original_transaction_id"),
