@@ -8,10 +8,7 @@ struct ReceiptServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "receipt-server",
         abstract: "Serve Apple's verifyReceipt contract, verified locally, and keep a ledger of what it verified.",
-        discussion: """
-            Every flag can also come from the environment variable in brackets; a flag wins.
-            The shared secret comes only from RECEIPT_SERVER_SHARED_SECRET (never a flag, never logged).
-            """,
+        discussion: "Without a command, serves: `receipt-server serve --help` lists the server's flags.",
         subcommands: [ServeCommand.self, LedgerCommand.self],
         defaultSubcommand: ServeCommand.self)
 }
