@@ -20,6 +20,8 @@ struct ReceiptServerCommandTests {
         ["--body-timeout", "1e300"], ["--idle-timeout", "0"], ["--body-timeout", "nan"],
         ["--port", "70000"], ["--port", "-1"], ["--at", "yesterday"], ["--environment", "Staging"],
         ["--log-level", "loud"], ["--max-in-flight", "0"], ["--root", "/nonexistent/root.pem"],
+        ["--ledger", "mysql://u@h/db"], ["--ledger", "postgres://h/db"], ["--on-conflict", "ignore"],
+        ["--products", "/nonexistent/products.json"],
     ])
     func badFlagsAreUsageErrors(arguments: [String]) throws {
         let outcome = try command.run(Self.unbindableHost + arguments)
@@ -38,13 +40,31 @@ struct ReceiptServerCommandTests {
     }
 
     @Test func helpNamesEveryEnvironmentVariable() throws {
-        let outcome = try command.run(["--help"])
+        let outcome = try command.run(["serve", "--help"])
         #expect(outcome.status == 0)
         for name in [
             "RECEIPT_SERVER_HOST", "RECEIPT_SERVER_PORT", "RECEIPT_SERVER_ROOT", "RECEIPT_SERVER_AT",
             "RECEIPT_SERVER_REMOTE_FALLBACK", "RECEIPT_SERVER_SHARED_SECRET", "RECEIPT_SERVER_MAX_BODY_SIZE",
+            "RECEIPT_SERVER_LEDGER", "RECEIPT_SERVER_LEDGER_PASSWORD", "RECEIPT_SERVER_PRODUCTS",
+            "RECEIPT_SERVER_ON_CONFLICT",
         ] {
             #expect(outcome.standardOutput.contains(name), "\(name)")
+        }
+        let root = try command.run(["--help"])
+        #expect(root.status == 0)
+        #expect(root.standardOutput.contains("serve") && root.standardOutput.contains("ledger"))
+    }
+
+    /// The audit command never creates a ledger: a missing SQLite file is "no input" (66); bad flags are 64.
+    @Test func theAuditCommandRefusesWhatItCannotRead() throws {
+        let folder = try TemporaryFolder()
+        let missing = folder.url.appendingPathComponent("absent.sqlite").path
+        let absent = try command.run(["ledger", "audit", "--ledger", "sqlite:\(missing)"])
+        #expect(absent.status == 66, absent.standardError)
+        #expect(!FileManager.default.fileExists(atPath: missing))
+        for arguments in [["--since", "yesterday"], ["--ledger", "none"], ["--ledger", "ftp://x"]] {
+            let outcome = try command.run(["ledger", "audit"] + arguments)
+            #expect(outcome.status == 64, "\(arguments): \(outcome.standardError)")
         }
     }
 }
