@@ -60,7 +60,7 @@ struct ReceiptServerCommandTests {
         let folder = try TemporaryFolder()
         let missing = folder.url.appendingPathComponent("absent.sqlite").path
         let absent = try command.run(["ledger", "audit", "--ledger", "sqlite:\(missing)"])
-        #expect(absent.status == 66, absent.standardError)
+        #expect(absent.status == 66, "\(absent.standardError)")
         #expect(!FileManager.default.fileExists(atPath: missing))
         for arguments in [["--since", "yesterday"], ["--ledger", "none"], ["--ledger", "ftp://x"]] {
             let outcome = try command.run(["ledger", "audit"] + arguments)
