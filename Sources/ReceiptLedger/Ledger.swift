@@ -31,15 +31,17 @@ public final class Ledger: Sendable {
         group = GroupCommit(store: store, maximumBatch: maximumBatch)
     }
 
-    /// Opens the store at `location` (creating and migrating it); `nil` for `none`.
+    /// Opens the store at `location` (creating and migrating it, unless `options` say read-only); `nil` for
+    /// `none`.
     /// - Throws: ``LedgerError``.
-    public static func openStore(_ location: LedgerLocation, logger: Logger) async throws(LedgerError)
-        -> (any LedgerStore)?
-    {
+    public static func openStore(
+        _ location: LedgerLocation, options: LedgerStoreOptions = LedgerStoreOptions(), logger: Logger
+    ) async throws(LedgerError) -> (any LedgerStore)? {
         switch location {
         case .none: return nil
-        case .sqlite(let path): return try SQLiteLedgerStore(path: path)
-        case .postgres(let server): return try await PostgresLedgerStore(location: server, logger: logger)
+        case .sqlite(let path): return try SQLiteLedgerStore(path: path, options: options)
+        case .postgres(let server):
+            return try await PostgresLedgerStore(location: server, options: options, logger: logger)
         }
     }
 

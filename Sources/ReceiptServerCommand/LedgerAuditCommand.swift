@@ -61,7 +61,10 @@ struct LedgerAuditCommand: AsyncParsableCommand {
         var logger = Logger(label: "receipt-server.ledger")
         logger.logLevel = .error
         do throws(LedgerError) {
-            guard let store = try await Ledger.openStore(location, logger: logger) else { return }
+            guard
+                let store = try await Ledger.openStore(
+                    location, options: LedgerStoreOptions(readOnly: true), logger: logger)
+            else { return }
             var output = FileHandleOutput()
             while true {
                 let page = try await store.auditEntries(query)

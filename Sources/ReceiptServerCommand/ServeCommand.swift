@@ -116,7 +116,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Where the ledger is: sqlite:PATH, postgres://USER@HOST:PORT/DATABASE or none [RECEIPT_SERVER_LEDGER]. Default sqlite:receipt-ledger.sqlite. A PostgreSQL password comes from RECEIPT_SERVER_LEDGER_PASSWORD or the URL. A SQLite write waits RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT seconds (default 5) for another process's lock, then answers 503 ledger.unavailable.",
+            "Where the ledger is: sqlite:PATH, postgres://USER@HOST:PORT/DATABASE or none [RECEIPT_SERVER_LEDGER]. Default sqlite:receipt-ledger.sqlite. A PostgreSQL password comes from RECEIPT_SERVER_LEDGER_PASSWORD or the URL. A SQLite write waits RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT seconds (default 5) for another process's lock, a PostgreSQL call RECEIPT_SERVER_LEDGER_DEADLINE seconds (default 10), then answers 503 ledger.unavailable.",
             valueName: "location"))
     var ledger: String?
 
@@ -267,16 +267,13 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.reason)
         }
-        let busyTimeout = try seconds(
-            nil, "RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT", "RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT", default: 5)
+        let storeOptions = LedgerStoreOptions(
+            busyTimeout: try seconds(
+                nil, "RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT", "RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT", default: 5),
+            deadline: try seconds(nil, "RECEIPT_SERVER_LEDGER_DEADLINE", "RECEIPT_SERVER_LEDGER_DEADLINE", default: 10))
         let openedLedger: Ledger?
         do throws(LedgerError) {
-            let store: (any LedgerStore)?
-            if case .sqlite(let path) = location {
-                store = try SQLiteLedgerStore(path: path, busyTimeout: busyTimeout)
-            } else {
-                store = try await Ledger.openStore(location, logger: logger)
-            }
+            let store = try await Ledger.openStore(location, options: storeOptions, logger: logger)
             openedLedger = store.map { Ledger(store: $0, catalogue: catalogue, onConflict: conflictPolicy) }
         } catch {
             logger.critical("cannot open the ledger", metadata: ["ledger": "\(location)", "error": "\(error)"])

@@ -211,8 +211,10 @@ struct LedgerProcessTests {
         defer { database.drop() }
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }
+        // Each PostgreSQL call gives up after 2 s here (RECEIPT_SERVER_LEDGER_DEADLINE), not the default 10.
         try await storeGoesAwayAndComesBack(
-            ledger: database.url, in: folder, readStatusWhileAway: 503,
+            ledger: database.url, environment: ["RECEIPT_SERVER_LEDGER_DEADLINE": "2"], in: folder,
+            readStatusWhileAway: 503,
             cutOff: {
                 try database.cutOff()
                 // pg_terminate_backend only signals: wait until the server's sessions are really gone.

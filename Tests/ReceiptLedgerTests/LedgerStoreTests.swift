@@ -253,6 +253,12 @@ import Testing
             let sqlite = try #require(stores[0] as? SQLiteLedgerStore)
             let versions = try await sqlite.pool.read { try Int.fetchAll($0, sql: "SELECT version FROM ledger_schema") }
             #expect(versions == [LedgerSchema.latestVersion])
+            // Every commit is synced (FULL = 2), and the journal is the WAL.
+            let settings = try await sqlite.pool.writeWithoutTransaction { db in
+                (try Int.fetchOne(db, sql: "PRAGMA synchronous"), try String.fetchOne(db, sql: "PRAGMA journal_mode"))
+            }
+            #expect(settings.0 == 2)
+            #expect(settings.1 == "wal")
         case .postgres:
             #expect(try place.database?.run("SELECT string_agg(version::text, ',') FROM ledger_schema") == "1")
         }

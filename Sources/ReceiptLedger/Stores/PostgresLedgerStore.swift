@@ -29,11 +29,12 @@ public final class PostgresLedgerStore: LedgerStore {
     /// The advisory lock migrations hold.
     static let migrationLockKey: Int64 = 0x5263_7074_4D69_6772
 
-    /// Connects (lazily: the pool opens connections as they are needed) and migrates.
+    /// Connects (lazily: the pool opens connections as they are needed) and migrates, unless read-only.
     /// - Throws: ``LedgerError`` `ledger.unavailable` or `ledger.migration_failed`.
-    public init(location: LedgerLocation.Postgres, logger: Logger, deadline: Duration = .seconds(10))
-        async throws(LedgerError)
-    {
+    public init(
+        location: LedgerLocation.Postgres, options: LedgerStoreOptions = LedgerStoreOptions(), logger: Logger
+    ) async throws(LedgerError) {
+        let deadline = options.deadline
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
             database: location.database, tls: .disable)
@@ -46,6 +47,7 @@ public final class PostgresLedgerStore: LedgerStore {
         self.logger = logger
         self.deadline = deadline
         runner = Task { await client.run() }
+        guard !options.readOnly else { return }
         do {
             try await migrate()
         } catch {

@@ -16,19 +16,24 @@ public final class SQLiteLedgerStore: LedgerStore {
     let pool: DatabasePool
     public let path: String
 
-    /// Opens (creating when missing) and migrates the ledger at `path`.
-    /// - Parameter busyTimeout: how long a write waits for another connection's lock before failing.
+    /// Opens (creating when missing) and migrates the ledger at `path`; read-only, only opens an existing one.
     /// - Throws: ``LedgerError`` `ledger.unavailable` or `ledger.migration_failed`.
-    public init(path: String, busyTimeout: Duration = .seconds(5)) throws(LedgerError) {
+    public init(path: String, options: LedgerStoreOptions = LedgerStoreOptions()) throws(LedgerError) {
         self.path = path
         var configuration = Configuration()
-        let seconds = Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) / 1e18
-        configuration.busyMode = .timeout(seconds)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
+        let wait = options.busyTimeout.components
+        configuration.busyMode = .timeout(Double(wait.seconds) + Double(wait.attoseconds) / 1e18)
+        configuration.readonly = options.readOnly
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
+            if options.readOnly {
+                _ = try pool.read { try Int.fetchOne($0, sql: "SELECT MAX(version) FROM ledger_schema") }
+                return
+            }
+            // After the pool's own set-up, which chooses NORMAL for WAL (durable against a crash of the process,
+            // not of the machine). The writer is the only connection that commits, so FULL there makes every
+            // commit durable: the WAL is synced before the commit returns.
+            try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         } catch {
             throw LedgerError(.unavailable, "cannot open the SQLite ledger at \(path): \(Self.describe(error))")
         }
