@@ -3,12 +3,14 @@
 package enum Hex {
     /// `bytes` as hex, two digits per byte, lower case unless `uppercase`.
     package static func encode(_ bytes: some Sequence<UInt8>, uppercase: Bool = false) -> String {
-        let digits = Array((uppercase ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
+        let digits: StaticString = uppercase ? "0123456789ABCDEF" : "0123456789abcdef"
         var text: [UInt8] = []
         text.reserveCapacity(bytes.underestimatedCount * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+        digits.withUTF8Buffer { digits in
+            for byte in bytes {
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0x0F)])
+            }
         }
         return String(decoding: text, as: UTF8.self)
     }

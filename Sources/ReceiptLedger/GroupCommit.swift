@@ -8,7 +8,7 @@ import Synchronization
 /// Each verification's answer comes only after its batch committed; a failed batch fails every verification
 /// in it, and none reports anything new.
 final class GroupCommit: Sendable {
-    typealias Waiter = CheckedContinuation<Result<LedgerOutcome, LedgerError>, Never>
+    typealias Waiter = UnsafeContinuation<Result<LedgerOutcome, LedgerError>, Never>
 
     private struct State {
         var pending: [(LedgerEntry, Waiter)] = []
@@ -25,7 +25,9 @@ final class GroupCommit: Sendable {
     }
 
     func record(_ entry: LedgerEntry) async throws(LedgerError) -> LedgerOutcome {
-        let result = await withCheckedContinuation { (waiter: Waiter) in
+        // Unsafe (unchecked) continuations: each is resumed exactly once, by `drain`, which takes it out of `pending`
+        // under the lock first.
+        let result = await withUnsafeContinuation { (waiter: Waiter) in
             let starts = state.withLock { state in
                 state.pending.append((entry, waiter))
                 guard !state.flushing else { return false }

@@ -65,7 +65,9 @@ enum FuzzLedgerInput {
         guard location.description.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ":/@._-?=".contains($0)) })
         else { return }
         if case .postgres(let server) = location,
-            [server.user, server.database, server.host].contains(where: { $0.contains(where: { "@/:?=%".contains($0) }) })
+            [server.user, server.database, server.host].contains(where: {
+                $0.contains(where: { "@/:?=%".contains($0) })
+            })
         {
             return
         }

@@ -37,7 +37,8 @@ extension LedgerEntry {
             }
         }
         self.init(
-            time: time, endpoint: endpoint, receiptSHA256: Self.sha256(ofDecoded: received), verdict: verdict.outcome,
+            time: time, endpoint: endpoint, receiptSHA256: Self.sha256(of: verdict.receipt, received: received),
+            verdict: verdict.outcome,
             reason: verdict.reason?.code.description, decidedBy: result.decidedBy.rawValue, account: account,
             transactions: transactions, onConflict: onConflict)
     }
@@ -46,9 +47,19 @@ extension LedgerEntry {
     /// base64, quotes or a data URL hashes the same as the raw receipt. Bytes that do not decode are hashed as
     /// received.
     public static func sha256(ofDecoded received: [UInt8]) -> String {
-        let bytes = (try? ReceiptInput.canonicalBytes(of: received[...]))?.bytes ?? received[...]
-        let digest = (try? DigestAlgorithm.sha256.hash(bytes)) ?? []
-        return Hex.encode(digest)
+        sha256(of: nil, received: received)
+    }
+
+    /// The same hash, from the receipt the verifier already decoded when there is one (an app receipt's DER is
+    /// kept as a slice; nothing is decoded again).
+    static func sha256(of receipt: ReceiptInput?, received: [UInt8]) -> String {
+        let bytes: ArraySlice<UInt8>
+        if case .appReceipt(let decoded)? = receipt {
+            bytes = decoded.encoded
+        } else {
+            bytes = (try? ReceiptInput.canonicalBytes(of: received[...]))?.bytes ?? received[...]
+        }
+        return Hex.encode((try? DigestAlgorithm.sha256.hash(bytes)) ?? [])
     }
 }
 

@@ -113,6 +113,7 @@ public enum LedgerJSON {
 
     /// The text of an id list column.
     static func column(ids: [String]) -> String {
+        if ids.isEmpty { return "[]" }
         var writer = JSONWriter(capacity: 16 + 24 * ids.count)
         write(ids: ids, to: &writer)
         return writer.string
@@ -120,6 +121,7 @@ public enum LedgerJSON {
 
     /// The text of a conflicts column.
     static func column(conflicts: [LedgerConflict]) -> String {
+        if conflicts.isEmpty { return "[]" }
         var writer = JSONWriter(capacity: 2 + 96 * conflicts.count)
         write(conflicts: conflicts, to: &writer)
         return writer.string

@@ -54,10 +54,10 @@ public struct LedgerTransaction: Sendable, Hashable {
         return merged
     }
 
-    /// Whether `other` differs in anything but `lastSeen`.
-    func differsBeyondLastSeen(from other: LedgerTransaction) -> Bool {
-        var aligned = self
-        aligned.lastSeen = other.lastSeen
-        return aligned != other
+    /// Whether merging this sighting into `held` (``merged(with:)``) would change anything but `lastSeen`.
+    func addsFacts(to held: LedgerTransaction) -> Bool {
+        (held.cancellationDate == nil && cancellationDate != nil) || (held.kind == .unknown && kind != .unknown)
+            || (held.webOrderLineItemID == nil && webOrderLineItemID != nil)
+            || (expiresDate.map { expiry in held.expiresDate.map { expiry > $0 } ?? true } ?? false)
     }
 }

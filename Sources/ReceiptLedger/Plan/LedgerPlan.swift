@@ -60,20 +60,22 @@ public enum LedgerPlan {
                     continue
                 }
                 outcome.knownTransactionIDs.append(id)
+                // Seen again with nothing new (the common case: a receipt verified again): only its last-seen
+                // time moves, by the batch's one touch; no copy of the record is made.
+                if inserted[id] == nil, updated[id] == nil, !transaction.addsFacts(to: held) {
+                    touched.insert(id)
+                    continue
+                }
                 let merged = held.merged(with: transaction)
                 state.transactions[id] = merged
                 if let position = inserted[id] {
                     changes.inserts[position] = merged
-                } else if merged.differsBeyondLastSeen(from: held) || updated[id] != nil {
-                    if let position = updated[id] {
-                        changes.updates[position] = merged
-                    } else {
-                        updated[id] = changes.updates.count
-                        changes.updates.append(merged)
-                    }
-                    touched.remove(id)
+                } else if let position = updated[id] {
+                    changes.updates[position] = merged
                 } else {
-                    touched.insert(id)
+                    updated[id] = changes.updates.count
+                    changes.updates.append(merged)
+                    touched.remove(id)
                 }
             }
             changes.touchTime = max(changes.touchTime ?? entry.time, entry.time)

@@ -65,8 +65,9 @@ enum LedgerSchema {
                 conflicts TEXT NOT NULL
             )
             """,
+            // One index on the trail: appending is the hot path; filters by account or transaction scan the rows
+            // from --since on.
             "CREATE INDEX ledger_audit_time ON ledger_audit (time_ms)",
-            "CREATE INDEX ledger_audit_account ON ledger_audit (account)",
         ]
         switch dialect {
         case .sqlite:

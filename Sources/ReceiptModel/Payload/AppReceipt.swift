@@ -6,6 +6,8 @@ public struct AppReceipt: Sendable {
     public let signedData: SignedData
     /// The receipt's attributes and in-app purchases.
     public let payload: ReceiptPayload
+    /// The bytes the receipt was decoded from (its BER/DER), as a slice of the caller's buffer.
+    public let encoded: ArraySlice<UInt8>
 
     /// Receipts seen in practice are under 100 KB; 8 MiB leaves room for very large purchase
     /// histories while bounding the work a hostile input can cause.
@@ -20,6 +22,7 @@ public struct AppReceipt: Sendable {
         }
         signedData = try SignedData(berEncoded: bytes)
         payload = try ReceiptPayload(berEncoded: signedData.payload)
+        encoded = bytes
     }
 
     /// Decodes a receipt from its raw BER/DER bytes.
