@@ -40,7 +40,8 @@ struct LedgerAuditCommand: AsyncParsableCommand {
         let location: LedgerLocation
         do throws(LedgerError) {
             location = try LedgerLocation(
-                parsing: ledger ?? environment["RECEIPT_SERVER_LEDGER"] ?? LedgerLocation.defaultLocation.description,
+                parsing: ledger ?? environment["RECEIPT_SERVER_LEDGER"].flatMap { $0.isEmpty ? nil : $0 }
+                    ?? LedgerLocation.defaultLocation.description,
                 password: password)
         } catch {
             throw ValidationError(error.reason)

@@ -303,8 +303,15 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// The product catalogue at `path`.
     static func catalogue(_ path: String) throws(LedgerError) -> ProductCatalogue {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw LedgerError(.invalidCatalogue, "cannot read the product catalogue \(path)")
+        // The size first: a catalogue is read whole, so a huge file (or a device) is refused unread.
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        guard let size, size <= ProductCatalogue.maximumSize,
+            let data = FileManager.default.contents(atPath: path)
+        else {
+            throw LedgerError(
+                .invalidCatalogue,
+                "cannot read the product catalogue \(path) (a regular file of at most \(ProductCatalogue.maximumSize) bytes)"
+            )
         }
         return try ProductCatalogue(json: Array(data))
     }

@@ -68,3 +68,70 @@ import Testing
         #expect(changes.touched.isEmpty)
     }
 }
+
+/// The rules around owners that a backend crediting "only new ids" relies on.
+@Suite struct LedgerOwnerRuleTests {
+    typealias Plan = LedgerPlanTests
+
+    /// A renewal bob's receipt shows under alice's purchase is not bob's to be told about: it stays unrecorded
+    /// (listed in the conflict) and is new for alice when her own receipt shows it.
+    @Test func aRenewalOfAnothersPurchaseIsNewOnlyForItsOwner() {
+        let first = Plan.entry([Plan.transaction("t0", original: "o")], account: "alice")
+        let shared = [Plan.transaction("t0", original: "o"), Plan.transaction("t1", original: "o")]
+        let byBob = Plan.entry(shared, account: "bob")
+        let byAlice = Plan.entry(shared, account: "alice")
+        let (changes, outcomes) = LedgerPlan.decide([first, byBob, byAlice], snapshot: LedgerSnapshot())
+        #expect(outcomes[1].newTransactionIDs.isEmpty)
+        #expect(outcomes[1].conflicts.first?.transactionIDs == ["t0", "t1"])
+        #expect(outcomes[2].newTransactionIDs == ["t1"])
+        #expect(changes.inserts.map(\.transactionID) == ["t0", "t1"])
+    }
+
+    /// "é" precomposed and decomposed are equal Strings but different accounts (different bytes), as the stores
+    /// see them.
+    @Test func accountsAreComparedByteForByte() {
+        let first = Plan.entry([Plan.transaction("t0")], account: "caf\u{E9}")
+        let second = Plan.entry([Plan.transaction("t0")], account: "cafe\u{301}")
+        let (_, outcomes) = LedgerPlan.decide([first, second], snapshot: LedgerSnapshot())
+        #expect(outcomes[1].conflicts.map(\.owner) == ["caf\u{E9}"])
+    }
+}
+
+/// Entitlement states as of an instant.
+@Suite struct EntitlementRuleTests {
+    static func at(_ milliseconds: Int64) -> ReceiptDate { ReceiptDate(clampingMillisecondsSince1970: milliseconds) }
+
+    static func transaction(
+        _ id: String, original: String, kind: ProductKind, purchased: Int64, expires: Int64? = nil,
+        cancelled: Int64? = nil
+    ) -> LedgerTransaction {
+        LedgerTransaction(
+            transactionID: id, originalTransactionID: original, productID: "p.\(id)", kind: kind, bundleID: "b",
+            environment: "Sandbox", purchaseDate: at(purchased), expiresDate: expires.map(at),
+            cancellationDate: cancelled.map(at), source: .receipt, firstSeen: at(0), lastSeen: at(0))
+    }
+
+    @Test func statesFollowTheInstant() {
+        let transactions = [
+            Self.transaction("s1", original: "s", kind: .autoRenewable, purchased: 100, expires: 200),
+            Self.transaction("s2", original: "s", kind: .autoRenewable, purchased: 200, expires: 300, cancelled: 250),
+            Self.transaction("pass", original: "pass", kind: .nonRenewing, purchased: 150),
+            Self.transaction("gem", original: "gem", kind: .consumable, purchased: 50),
+            Self.transaction("later", original: "later", kind: .nonConsumable, purchased: 1000),
+        ]
+        func states(_ instant: Int64) -> [String] {
+            Entitlements.compute(transactions, at: Self.at(instant)).map { "\($0.originalTransactionID):\($0.state)" }
+        }
+        #expect(states(120) == ["s:active"], "before the pass was bought; consumables never")
+        #expect(states(210) == ["pass:active", "s:active"])
+        #expect(states(260) == ["pass:active", "s:revoked"], "the latest renewal was refunded at 250")
+        #expect(states(2000) == ["later:active", "pass:active", "s:revoked"])
+        let refundedPass =
+            transactions + [
+                Self.transaction("pass2", original: "pass", kind: .nonRenewing, purchased: 150, cancelled: 160)
+            ]
+        #expect(
+            Entitlements.compute(refundedPass, at: Self.at(170)).first { $0.originalTransactionID == "pass" }?.state
+                == .revoked)
+    }
+}

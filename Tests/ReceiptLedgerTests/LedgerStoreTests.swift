@@ -135,7 +135,8 @@ import Testing
         }
         let audit = try await stores[1].auditEntries(AuditQuery())
         #expect(audit.count == outcomes.count)
-        #expect(audit.map(\.sequence) == audit.map(\.sequence).sorted())
+        #expect(Set(audit.map(\.sequence)).count == audit.count, "sequence numbers are unique")
+        #expect(audit.flatMap(\.newTransactionIDs).sorted() == reportedNew.sorted(), "the trail matches the answers")
         for store in stores { await store.close() }
     }
 
@@ -215,7 +216,9 @@ import Testing
         let one = try await store.auditEntries(AuditQuery(transactionID: "1"))
         #expect(one.map(\.account) == ["alice", "bob"])
         #expect(one.last?.conflicts.first?.owner == "alice")
-        #expect(try await store.auditEntries(AuditQuery(afterSequence: one.first?.sequence, limit: 1)).count == 1)
+        let page = try await store.auditEntries(AuditQuery(afterSequence: one.first?.sequence, limit: 1))
+        #expect(page.map(\.account) == ["bob"])
+        #expect(page.first?.time == Self.time(100))
         switch kind {
         case .sqlite:
             let sqlite = try #require(store as? SQLiteLedgerStore)
@@ -263,6 +266,62 @@ import Testing
             #expect(try place.database?.run("SELECT string_agg(version::text, ',') FROM ledger_schema") == "1")
         }
         for store in stores { await store.close() }
+    }
+
+    /// A writer that cannot get the lock within the deadline fails, and what it would have written is not there:
+    /// the connection is closed, so PostgreSQL rolls the transaction back (a wait on a lock is not left running).
+    @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))
+    func aPostgresCommitPastItsDeadlineLeavesNothing() async throws {
+        let place = try Place(.postgres)
+        let location = try place.location
+        guard case .postgres(let server) = location, let database = place.database else { return }
+        let store = try await PostgresLedgerStore(
+            location: server, options: LedgerStoreOptions(deadline: .seconds(1)), logger: Self.logger)
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+        holder.arguments = [
+            database.url, "-X", "-q", "-c",
+            "SELECT pg_advisory_lock(\(PostgresLedgerStore.writerLockKey)); SELECT pg_sleep(4);",
+        ]
+        holder.standardOutput = FileHandle.nullDevice
+        try holder.run()
+        defer { holder.terminate() }
+        // Wait until the lock is held.
+        while try database.run("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted") == "0" {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let started = ContinuousClock.now
+        await #expect(throws: LedgerError(.unavailable, "")) {
+            try await Ledger(store: store).record(Self.entry([Self.transaction("late")], account: "alice"))
+        }
+        #expect(ContinuousClock.now - started < .seconds(3), "gave up at the deadline, not when the lock was freed")
+        holder.waitUntilExit()
+        #expect(try await store.transaction(id: "late") == nil)
+        #expect(try await store.auditEntries(AuditQuery()).isEmpty)
+        await store.close()
+    }
+
+    /// A role that may only read and write the ledger's rows (no right to create tables, PostgreSQL 15's default on
+    /// `public`) runs a migrated ledger: the start finds the schema current without any DDL.
+    @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))
+    func aLeastPrivilegeRoleRunsAMigratedLedger() async throws {
+        let place = try Place(.postgres)
+        guard let database = place.database else { return }
+        await (try await place.open()).close()
+        let role = "ledger_app_\(UInt32.random(in: 0...UInt32.max))"
+        try database.run(
+            "CREATE ROLE \(role) LOGIN; GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA public TO \(role); "
+                + "GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO \(role)")
+        defer {
+            database.drop()
+            _ = try? database.run("DROP ROLE IF EXISTS \(role)", onCluster: true)
+        }
+        let url = database.url.replacingOccurrences(of: "postgres://postgres@", with: "postgres://\(role)@")
+        let store = try #require(try await Ledger.openStore(LedgerLocation(parsing: url), logger: Self.logger))
+        let outcome = try await Ledger(store: store).record(Self.entry([Self.transaction("1")], account: "alice"))
+        #expect(outcome.newTransactionIDs == ["1"])
+        #expect(throws: (any Error).self) { try database.run("SET ROLE \(role); DELETE FROM ledger_audit") }
+        await store.close()
     }
 
     /// Entitlements come from what the ledger holds for the account's purchases.

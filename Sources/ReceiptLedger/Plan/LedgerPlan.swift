@@ -50,8 +50,13 @@ public enum LedgerPlan {
                 }
             }
             var outcome = LedgerOutcome(conflicts: conflicts)
+            // A purchase bound to another account is that account's to be told about: its transactions the
+            // ledger does not hold yet are neither recorded nor reported new here (they are listed in the
+            // conflict), so the owner's own verification finds them new.
+            let conflicted = Set(conflicts.map(\.originalTransactionID))
             for transaction in transactions {
                 let id = transaction.transactionID
+                if state.transactions[id] == nil, conflicted.contains(transaction.originalTransactionID) { continue }
                 guard let held = state.transactions[id] else {
                     state.transactions[id] = transaction
                     inserted[id] = changes.inserts.count
@@ -105,7 +110,9 @@ public enum LedgerPlan {
         var position: [String: Int] = [:]
         for transaction in transactions {
             let original = transaction.originalTransactionID
-            guard let owner = owners[original], owner != account else { continue }
+            // Accounts are compared byte for byte, as the stores compare them (String's == would equate
+            // canonically equivalent spellings, e.g. a precomposed and a decomposed accent).
+            guard let owner = owners[original], !owner.utf8.elementsEqual(account.utf8) else { continue }
             if let index = position[original] {
                 conflicts[index].transactionIDs.append(transaction.transactionID)
             } else {

@@ -2,7 +2,8 @@ import BER
 public import Logging
 import NIOSSL
 import PostgresNIO
-public import ReceiptModel
+import ReceiptModel
+import Synchronization
 
 /// The ledger for replicas: one PostgreSQL database shared by every `receipt-server` behind a load balancer,
 /// through postgres-nio's connection pool.
@@ -42,6 +43,17 @@ public final class PostgresLedgerStore: LedgerStore {
             configuration.tls = .require(TLSConfiguration.makeClientConfiguration())
         }
         configuration.options.maximumConnections = 8
+        // The guarantees assume READ COMMITTED (each statement after the advisory lock sees every commit before
+        // it) and commits that wait for their WAL flush; set both for every session, whatever the database's own
+        // defaults.
+        // The deadline is enforced by the server too: a wait for the writer lock or a statement that outlasts it is
+        // cancelled there, and its transaction rolled back, so a call that gives up has written nothing.
+        let milliseconds = String(
+            deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000)
+        configuration.options.additionalStartupParameters = [
+            ("default_transaction_isolation", "read committed"), ("synchronous_commit", "on"),
+            ("lock_timeout", milliseconds), ("statement_timeout", milliseconds),
+        ]
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
@@ -66,8 +78,11 @@ public final class PostgresLedgerStore: LedgerStore {
     private func migrate() async throws(LedgerError) {
         let logger = logger
         do {
-            try await withDeadline { client in
-                try await client.withTransaction(logger: logger) { connection in
+            if try await withDeadline({ connection in try await Self.schemaIsCurrent(connection, logger: logger) }) {
+                return
+            }
+            try await withDeadline { leased in
+                try await leased.withTransaction(logger: logger) { connection in
                     try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLockKey))", logger: logger)
                     try await connection.query(
                         PostgresQuery(unsafeSQL: LedgerSchema.versionTable(.postgres)), logger: logger)
@@ -109,8 +124,8 @@ public final class PostgresLedgerStore: LedgerStore {
     public func commit(_ entries: [LedgerEntry]) async throws(LedgerError) -> [LedgerOutcome] {
         let logger = logger
         do {
-            return try await withDeadline { client in
-                try await client.withTransaction(logger: logger) { connection in
+            return try await withDeadline { leased in
+                try await leased.withTransaction(logger: logger) { connection in
                     try await connection.query("SELECT pg_advisory_xact_lock(\(Self.writerLockKey))", logger: logger)
                     let keys = LedgerPlan.keys(of: entries)
                     let snapshot = try await Self.snapshot(connection, keys, logger: logger)
@@ -277,9 +292,9 @@ public final class PostgresLedgerStore: LedgerStore {
 
     public func transaction(id: String) async throws(LedgerError) -> (LedgerTransaction, owner: String?)? {
         let logger = logger
-        return try await read { client in
+        return try await read { connection in
             var found: (LedgerTransaction, owner: String?)?
-            let rows = try await client.query(
+            let rows = try await connection.query(
                 PostgresQuery(
                     unsafeSQL: "SELECT \(Self.prefixed(LedgerSchema.transactionColumns)), o.account FROM "
                         + "ledger_transactions AS t LEFT JOIN ledger_owners AS o ON o.original_transaction_id = "
@@ -302,8 +317,8 @@ public final class PostgresLedgerStore: LedgerStore {
 
     public func transactions(ownedBy account: String) async throws(LedgerError) -> [LedgerTransaction] {
         let logger = logger
-        return try await read { client in
-            let rows = try await client.query(
+        return try await read { connection in
+            let rows = try await connection.query(
                 PostgresQuery(
                     unsafeSQL: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE "
                         + "original_transaction_id IN (SELECT original_transaction_id FROM ledger_owners WHERE "
@@ -352,8 +367,8 @@ public final class PostgresLedgerStore: LedgerStore {
         }
         let statement = PostgresQuery(unsafeSQL: sql, binds: bindings)
         let logger = logger
-        return try await read { client in
-            let rows = try await client.query(statement, logger: logger)
+        return try await read { connection in
+            let rows = try await connection.query(statement, logger: logger)
             var entries: [AuditEntry] = []
             for try await row in rows.decode(
                 (Int64, Int64, String, String, String, String?, String, String?, String, String).self)
@@ -369,7 +384,7 @@ public final class PostgresLedgerStore: LedgerStore {
         }
     }
 
-    private func read<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T)
+    private func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
         async throws(LedgerError) -> T
     {
         do {
@@ -381,24 +396,76 @@ public final class PostgresLedgerStore: LedgerStore {
         }
     }
 
-    /// Runs `body`, or fails with `ledger.unavailable` once ``deadline`` passes (cancelling it).
-    private func withDeadline<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T)
+    /// The connection a body of ``withDeadline(_:)`` holds, for closing it when the deadline passes.
+    private final class Lease: Sendable {
+        let connection = Mutex<PostgresConnection?>(nil)
+    }
+
+    /// What the body of ``withDeadline(_:)`` came to.
+    private enum Race<T: Sendable>: Sendable {
+        case finished(T)
+        case deadlinePassed
+    }
+
+    /// Runs `body` on a connection of the pool within ``deadline``.
+    ///
+    /// The server enforces the same deadline on each statement and lock wait (`statement_timeout`,
+    /// `lock_timeout`), so a slow or blocked call fails there and rolls back. When the deadline passes here first
+    /// (no connection can be had, say), a wait for a connection is cancelled and the connection, if one is held, is
+    /// closed; then the body's own result is awaited and returned: a body that finished, a commit included, is
+    /// reported as it finished, never as a failure. Only a body that failed throws.
+    private func withDeadline<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
         async throws -> T
     {
         let client = client
         let deadline = deadline
-        return try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { try await body(client) }
+        let leased = Lease()
+        return try await withThrowingTaskGroup(of: Race<T>.self) { group in
+            group.addTask {
+                .finished(
+                    try await client.withConnection { connection in
+                        leased.connection.withLock { $0 = connection }
+                        defer { leased.connection.withLock { $0 = nil } }
+                        return try await body(connection)
+                    })
+            }
             group.addTask {
                 try await Task.sleep(for: deadline)
+                return .deadlinePassed
+            }
+            switch try await group.next() {
+            case .finished(let value)?:
+                group.cancelAll()
+                return value
+            case .deadlinePassed?, nil:
+                // Closing waits for the query in flight; do not wait for it here.
+                if let connection = leased.connection.withLock({ $0 }) { Task { try? await connection.close() } }
+                group.cancelAll()
+                while let next = try await group.next() {
+                    if case .finished(let value) = next { return value }
+                }
                 throw LedgerError(.unavailable, "the PostgreSQL ledger did not answer within \(deadline)")
             }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else {
-                throw LedgerError(.unavailable, "the PostgreSQL ledger call ended without an answer")
-            }
-            return first
         }
+    }
+
+    /// Whether the schema is already at this build's version, read without DDL or locks (so a user without the
+    /// right to create tables can run a migrated database).
+    private static func schemaIsCurrent(_ connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        var exists = false
+        for try await present in try await connection.query(
+            "SELECT to_regclass('ledger_schema') IS NOT NULL", logger: logger
+        ).decode(Bool.self) {
+            exists = present
+        }
+        guard exists else { return false }
+        var version: Int64 = 0
+        for try await applied in try await connection.query(
+            "SELECT COALESCE(MAX(version), 0)::bigint FROM ledger_schema", logger: logger
+        ).decode(Int64.self) {
+            version = applied
+        }
+        return version == Int64(LedgerSchema.latestVersion)
     }
 
     private static func prefixed(_ columns: String) -> String {

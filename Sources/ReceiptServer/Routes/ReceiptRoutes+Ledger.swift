@@ -19,14 +19,22 @@ extension ReceiptRoutes {
     ///   conflicting verification) and the ledger's outcome (`nil` without a ledger).
     /// - Throws: ``ServerError`` ``ServerError/Code/ledgerUnavailable`` when the write failed: the verification
     ///   is not answered, so nothing is reported new that the ledger does not hold.
+    /// - Parameter answeredStatus: the verifyReceipt status the route will answer. A status other than 0 (21007
+    ///   for a sandbox receipt on the production endpoint, say) credits nothing: the client is told to look
+    ///   elsewhere, so the receipt's transactions are left for the answer that says 0; the audit entry names the
+    ///   status as its reason (`verify_receipt.status_21007`).
     func record(
         _ result: AttributedVerdict, received: [UInt8], endpoint: String, account: String?, now: ReceiptDate,
-        context: some RequestContext
+        answeredStatus: Int? = nil, context: some RequestContext
     ) async throws(ServerError) -> (AttributedVerdict, LedgerOutcome?) {
         guard let ledger else { return (result, nil) }
-        let entry = LedgerEntry(
+        var entry = LedgerEntry(
             verification: result, received: received, endpoint: endpoint, account: account, time: now,
             catalogue: ledger.catalogue, onConflict: ledger.onConflict)
+        if let answeredStatus, answeredStatus != 0 {
+            entry.transactions = []
+            entry.reason = entry.reason ?? "verify_receipt.status_\(answeredStatus)"
+        }
         let outcome: LedgerOutcome
         do {
             outcome = try await ledger.record(entry)

@@ -23,8 +23,9 @@ extension ReceiptRoutes {
     /// ``VerifyReceiptRefusal`` sends with an HTTP status of their own (413, 408, 400, 503).
     ///
     /// With the ledger on, the verification is recorded before it is answered; the body stays Apple's and
-    /// `X-Receipt-New-Transactions` lists the ids reported new (empty when none). Apple's request names no
-    /// account, so nothing is bound here.
+    /// `X-Receipt-New-Transactions` lists the ids reported new (empty when none). Only an answer with status 0
+    /// reports anything new (a 21007 sends the client to the other endpoint, which will). Apple's request names
+    /// no account, so nothing is bound here.
     func verifyReceipt(
         _ request: Request, context: some RequestContext, endpoint: ReceiptEnvironment
     ) async throws(VerifyReceiptRefusal) -> Response {
@@ -36,9 +37,11 @@ extension ReceiptRoutes {
             }
             let now = configuration.clock()
             let decided = try await decide(call.receiptData, fallbackRequest(call, endpoint: endpoint, now: now))
+            let status = VerifyReceiptStatus.status(
+                of: decided, endpoint: endpoint, acceptsAnyEnvironment: configuration.acceptsAnyEnvironment)
             let (result, outcome) = try await record(
                 decided, received: call.receiptData, endpoint: Self.path(endpoint), account: nil, now: now,
-                context: context)
+                answeredStatus: status, context: context)
             var response = answerVerifyReceipt(
                 result, to: call, endpoint: endpoint, now: now, context: context, request: request)
             if let outcome {
