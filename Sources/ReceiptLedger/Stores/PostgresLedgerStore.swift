@@ -70,7 +70,6 @@ public final class PostgresLedgerStore: LedgerStore {
 
     public func close() async {
         runner.cancel()
-        await runner.value
     }
 
     // MARK: - Migrations
@@ -396,56 +395,57 @@ public final class PostgresLedgerStore: LedgerStore {
         }
     }
 
-    /// The connection a body of ``withDeadline(_:)`` holds, for closing it when the deadline passes.
-    private final class Lease: Sendable {
+    /// The connection a body of ``withDeadline(_:)`` holds, and whether the call was answered yet.
+    private final class Call: Sendable {
         let connection = Mutex<PostgresConnection?>(nil)
+        let answered = Mutex(false)
+        let timer = Mutex<Task<Void, Never>?>(nil)
+
+        /// `true` for the first caller only: whoever answers the call.
+        func claim() -> Bool {
+            answered.withLock { answered in
+                defer { answered = true }
+                return !answered
+            }
+        }
     }
 
-    /// What the body of ``withDeadline(_:)`` came to.
-    private enum Race<T: Sendable>: Sendable {
-        case finished(T)
-        case deadlinePassed
-    }
-
-    /// Runs `body` on a connection of the pool within ``deadline``.
+    /// Runs `body` on a connection of the pool, giving up after ``deadline`` plus a grace of 2 s.
     ///
-    /// The server enforces the same deadline on each statement and lock wait (`statement_timeout`,
-    /// `lock_timeout`), so a slow or blocked call fails there and rolls back. When the deadline passes here first
-    /// (no connection can be had, say), a wait for a connection is cancelled and the connection, if one is held, is
-    /// closed; then the body's own result is awaited and returned: a body that finished, a commit included, is
-    /// reported as it finished, never as a failure. Only a body that failed throws.
+    /// The deadline itself is enforced by PostgreSQL: every session carries it as `statement_timeout` and
+    /// `lock_timeout`, so a slow statement or a wait for the writer lock fails there and its transaction rolls
+    /// back before the grace runs out, and the call fails with what it really did. The grace covers what the
+    /// server cannot time: no connection to be had, or a server that stopped answering. Then the call is answered
+    /// `ledger.unavailable` at once, the connection (if one is held) is closed and the body cancelled; only in that
+    /// case can a commit have completed unseen (docs/ledger.md, "Deadlines").
     private func withDeadline<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
         async throws -> T
     {
         let client = client
-        let deadline = deadline
-        let leased = Lease()
-        return try await withThrowingTaskGroup(of: Race<T>.self) { group in
-            group.addTask {
-                .finished(
-                    try await client.withConnection { connection in
-                        leased.connection.withLock { $0 = connection }
-                        defer { leased.connection.withLock { $0 = nil } }
+        let limit = deadline + .seconds(2)
+        let call = Call()
+        return try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<T, any Error>) in
+            let work = Task {
+                do {
+                    let value = try await client.withConnection { connection in
+                        call.connection.withLock { $0 = connection }
+                        defer { call.connection.withLock { $0 = nil } }
                         return try await body(connection)
-                    })
-            }
-            group.addTask {
-                try await Task.sleep(for: deadline)
-                return .deadlinePassed
-            }
-            switch try await group.next() {
-            case .finished(let value)?:
-                group.cancelAll()
-                return value
-            case .deadlinePassed?, nil:
-                // Closing waits for the query in flight; do not wait for it here.
-                if let connection = leased.connection.withLock({ $0 }) { Task { try? await connection.close() } }
-                group.cancelAll()
-                while let next = try await group.next() {
-                    if case .finished(let value) = next { return value }
+                    }
+                    if call.claim() { continuation.resume(returning: value) }
+                } catch {
+                    if call.claim() { continuation.resume(throwing: error) }
                 }
-                throw LedgerError(.unavailable, "the PostgreSQL ledger did not answer within \(deadline)")
+                call.timer.withLock { $0?.cancel() }
             }
+            let timer = Task {
+                guard (try? await Task.sleep(for: limit)) != nil, call.claim() else { return }
+                continuation.resume(
+                    throwing: LedgerError(.unavailable, "the PostgreSQL ledger did not answer within \(limit)"))
+                work.cancel()
+                if let connection = call.connection.withLock({ $0 }) { try? await connection.close() }
+            }
+            call.timer.withLock { $0 = timer }
         }
     }
 
