@@ -275,6 +275,9 @@ import Testing
         let place = try Place(.postgres)
         let location = try place.location
         guard case .postgres(let server) = location, let database = place.database else { return }
+        // Migrated first under the default deadline (a busy machine can take seconds to set a schema up); the
+        // short deadline is for the commit under test.
+        await (try await place.open()).close()
         let store = try await PostgresLedgerStore(
             location: server, options: LedgerStoreOptions(deadline: .seconds(1)), logger: Self.logger)
         let holder = Process()

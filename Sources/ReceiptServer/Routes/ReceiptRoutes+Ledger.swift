@@ -68,12 +68,8 @@ extension ReceiptRoutes {
             }
             instant = asked
         }
-        let entitlements: [Entitlement]
-        do {
-            entitlements = try await ledger.entitlements(account: account, at: instant)
-        } catch {
-            context.logger.error("ledger read failed", metadata: ["error": "\(error)"])
-            throw ServerError(.ledgerUnavailable, "the ledger could not be read; try again")
+        let entitlements = try await read(context) { () async throws(LedgerError) in
+            try await ledger.entitlements(account: account, at: instant)
         }
         return Self.jsonResponse(.ok, body: LedgerJSON.entitlements(entitlements, account: account, at: instant))
     }
@@ -84,17 +80,23 @@ extension ReceiptRoutes {
         guard let id = context.parameters.get("id"), !id.isEmpty else {
             throw ServerError(.invalidOption, "no transaction id")
         }
-        let found: (LedgerTransaction, owner: String?)?
-        do {
-            found = try await ledger.transaction(id: id)
-        } catch {
-            context.logger.error("ledger read failed", metadata: ["error": "\(error)"])
-            throw ServerError(.ledgerUnavailable, "the ledger could not be read; try again")
-        }
+        let found = try await read(context) { () async throws(LedgerError) in try await ledger.transaction(id: id) }
         guard let (transaction, owner) = found else {
             throw ServerError(.transactionNotFound, "the ledger holds no transaction with this id")
         }
         return Self.jsonResponse(.ok, body: LedgerJSON.transaction(transaction, owner: owner))
+    }
+
+    /// A ledger read; a store that fails it is logged and answered 503 `ledger.unavailable`.
+    private func read<T>(_ context: some RequestContext, _ body: () async throws(LedgerError) -> T)
+        async throws(ServerError) -> T
+    {
+        do {
+            return try await body()
+        } catch {
+            context.logger.error("ledger read failed", metadata: ["error": "\(error)"])
+            throw ServerError(.ledgerUnavailable, "the ledger could not be read; try again")
+        }
     }
 
     private func requireLedger() throws(ServerError) -> Ledger {
