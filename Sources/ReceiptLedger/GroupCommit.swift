@@ -1,3 +1,5 @@
+import NIOCore
+import NIOPosix
 import Synchronization
 
 /// Commits concurrent verifications together: the first to arrive starts a flush, those arriving while it
@@ -10,8 +12,15 @@ import Synchronization
 final class GroupCommit: Sendable {
     typealias Waiter = UnsafeContinuation<Result<LedgerOutcome, LedgerError>, Never>
 
+    /// A verification waiting for its batch, with the event loop it waits on (when it runs on one).
+    struct Pending {
+        var entry: LedgerEntry
+        var waiter: Waiter
+        var loop: (any EventLoop)?
+    }
+
     private struct State {
-        var pending: [(LedgerEntry, Waiter)] = []
+        var pending: [Pending] = []
         var flushing = false
     }
 
@@ -29,7 +38,7 @@ final class GroupCommit: Sendable {
         // under the lock first.
         let result = await withUnsafeContinuation { (waiter: Waiter) in
             let starts = state.withLock { state in
-                state.pending.append((entry, waiter))
+                state.pending.append(Pending(entry: entry, waiter: waiter, loop: MultiThreadedEventLoopGroup.currentEventLoop))
                 guard !state.flushing else { return false }
                 state.flushing = true
                 return true
@@ -39,28 +48,53 @@ final class GroupCommit: Sendable {
         return try result.get()
     }
 
+    private func nextBatch() -> [Pending] {
+        state.withLock { state -> [Pending] in
+            let count = min(state.pending.count, maximumBatch)
+            let batch = Array(state.pending.prefix(count))
+            state.pending.removeFirst(count)
+            if batch.isEmpty { state.flushing = false }
+            return batch
+        }
+    }
+
+    private static func answer(_ batch: [Pending], _ result: Result<[LedgerOutcome], LedgerError>) {
+        let results: [Result<LedgerOutcome, LedgerError>]
+        switch result {
+        case .success(let outcomes) where outcomes.count == batch.count:
+            results = outcomes.map { .success($0) }
+        case .success(let outcomes):
+            let error = LedgerError(.unavailable, "the store answered \(outcomes.count) of \(batch.count)")
+            results = Array(repeating: .failure(error), count: batch.count)
+        case .failure(let error):
+            results = Array(repeating: .failure(error), count: batch.count)
+        }
+        // One task per event loop resumes that loop's verifications: one wake-up per loop and batch, and
+        // each verification continues on the thread that owns its connection.
+        var byLoop: [ObjectIdentifier: (any EventLoop, [(Waiter, Result<LedgerOutcome, LedgerError>)])] = [:]
+        for (pending, result) in zip(batch, results) {
+            guard let loop = pending.loop else {
+                pending.waiter.resume(returning: result)
+                continue
+            }
+            byLoop[ObjectIdentifier(loop), default: (loop, [])].1.append((pending.waiter, result))
+        }
+        for (loop, waiters) in byLoop.values {
+            loop.execute { for (waiter, result) in waiters { waiter.resume(returning: result) } }
+        }
+    }
+
     /// Flushes batches until nothing waits.
     private func drain() async {
         while true {
-            let batch = state.withLock { state -> [(LedgerEntry, Waiter)] in
-                let count = min(state.pending.count, maximumBatch)
-                let batch = Array(state.pending.prefix(count))
-                state.pending.removeFirst(count)
-                if batch.isEmpty { state.flushing = false }
-                return batch
-            }
+            let batch = nextBatch()
             guard !batch.isEmpty else { return }
             do {
-                let outcomes = try await store.commit(batch.map(\.0))
-                guard outcomes.count == batch.count else {
-                    let error = LedgerError(.unavailable, "the store answered \(outcomes.count) of \(batch.count)")
-                    for (_, waiter) in batch { waiter.resume(returning: .failure(error)) }
-                    continue
-                }
-                for ((_, waiter), outcome) in zip(batch, outcomes) { waiter.resume(returning: .success(outcome)) }
+                Self.answer(batch, .success(try await store.commit(batch.map(\.entry))))
             } catch {
-                for (_, waiter) in batch { waiter.resume(returning: .failure(error)) }
+                Self.answer(batch, .failure(error))
             }
         }
     }
 }
+

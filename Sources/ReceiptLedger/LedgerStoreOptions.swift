@@ -4,12 +4,20 @@ public struct LedgerStoreOptions: Sendable, Hashable {
     public var busyTimeout: Duration
     /// PostgreSQL: the longest one call (a batch's whole transaction, a read, the migration) may take.
     public var deadline: Duration
+    /// SQLite: sync the WAL to disk on every commit, not only on commits that change what the ledger knows
+    /// (see ``SQLiteLedgerStore``). Costs an fsync per batch of repeat verifications; keeps their audit entries
+    /// through a power loss.
+    public var syncEveryCommit: Bool
     /// Opens for reading only (the audit command): no migration, no lock taken; the schema must exist.
     public var readOnly: Bool
 
-    public init(busyTimeout: Duration = .seconds(5), deadline: Duration = .seconds(10), readOnly: Bool = false) {
+    public init(
+        busyTimeout: Duration = .seconds(5), deadline: Duration = .seconds(10), syncEveryCommit: Bool = false,
+        readOnly: Bool = false
+    ) {
         self.busyTimeout = busyTimeout
         self.deadline = deadline
+        self.syncEveryCommit = syncEveryCommit
         self.readOnly = readOnly
     }
 }

@@ -116,7 +116,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Where the ledger is: sqlite:PATH, postgres://USER@HOST:PORT/DATABASE or none [RECEIPT_SERVER_LEDGER]. Default sqlite:receipt-ledger.sqlite. A PostgreSQL password comes from RECEIPT_SERVER_LEDGER_PASSWORD or the URL. A SQLite write waits RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT seconds (default 5) for another process's lock, a PostgreSQL call RECEIPT_SERVER_LEDGER_DEADLINE seconds (default 10), then answers 503 ledger.unavailable.",
+            "Where the ledger is: sqlite:PATH, postgres://USER@HOST:PORT/DATABASE or none [RECEIPT_SERVER_LEDGER]. Default sqlite:receipt-ledger.sqlite. A PostgreSQL password comes from RECEIPT_SERVER_LEDGER_PASSWORD or the URL. A SQLite write waits RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT seconds (default 5) for another process's lock, a PostgreSQL call RECEIPT_SERVER_LEDGER_DEADLINE seconds (default 10), then answers 503 ledger.unavailable. SQLite syncs each commit that changes what the ledger knows to disk; RECEIPT_SERVER_LEDGER_SYNC=every-commit syncs repeat sightings and their audit entries too.",
             valueName: "location"))
     var ledger: String?
 
@@ -267,10 +267,17 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.reason)
         }
+        let syncEveryCommit: Bool
+        switch env("RECEIPT_SERVER_LEDGER_SYNC") ?? "changes" {
+        case "changes": syncEveryCommit = false
+        case "every-commit": syncEveryCommit = true
+        default: throw ValidationError("RECEIPT_SERVER_LEDGER_SYNC takes changes or every-commit")
+        }
         let storeOptions = LedgerStoreOptions(
             busyTimeout: try seconds(
                 nil, "RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT", "RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT", default: 5),
-            deadline: try seconds(nil, "RECEIPT_SERVER_LEDGER_DEADLINE", "RECEIPT_SERVER_LEDGER_DEADLINE", default: 10))
+            deadline: try seconds(nil, "RECEIPT_SERVER_LEDGER_DEADLINE", "RECEIPT_SERVER_LEDGER_DEADLINE", default: 10),
+            syncEveryCommit: syncEveryCommit)
         let openedLedger: Ledger?
         do throws(LedgerError) {
             let store = try await Ledger.openStore(location, options: storeOptions, logger: logger)

@@ -268,6 +268,34 @@ import Testing
         for store in stores { await store.close() }
     }
 
+    /// SQLite syncs a commit when it changes what the ledger knows: a batch with a new transaction commits FULL
+    /// (rolled back and rerun when the writer was at NORMAL, with one audit entry per verification all the same),
+    /// a batch of repeats commits and leaves the writer at NORMAL; `syncEveryCommit` keeps FULL throughout.
+    @Test(arguments: [false, true])
+    func sqliteSyncsEveryCommitThatChangesFacts(syncEveryCommit: Bool) async throws {
+        let folder = try TemporaryFolder()
+        let store = try SQLiteLedgerStore(
+            path: folder.url.appendingPathComponent("ledger.sqlite").path,
+            options: LedgerStoreOptions(syncEveryCommit: syncEveryCommit))
+        let ledger = Ledger(store: store)
+        func level() async throws -> Int? {
+            try await store.pool.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA synchronous") }
+        }
+        let full = 2
+        let normal = syncEveryCommit ? full : 1
+        var reported: [String] = []
+        for (step, (ids, expected)) in [(["1"], full), (["1"], normal), (["1"], normal), (["1", "2"], full), (["2"], normal)]
+            .enumerated()
+        {
+            let outcome = try await ledger.record(Self.entry(ids.map { Self.transaction($0) }, account: "a", at: Self.time(Int64(step))))
+            reported += outcome.newTransactionIDs
+            #expect(try await level() == expected, "after step \(step)")
+        }
+        #expect(reported == ["1", "2"])
+        #expect(try await store.auditEntries(AuditQuery()).count == 5)
+        await ledger.close()
+    }
+
     /// A writer that cannot get the lock within the deadline fails, and what it would have written is not there:
     /// the connection is closed, so PostgreSQL rolls the transaction back (a wait on a lock is not left running).
     @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))

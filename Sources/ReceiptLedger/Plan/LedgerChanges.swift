@@ -25,6 +25,10 @@ public struct LedgerChanges: Sendable {
 
     public init() {}
 
+    /// Whether the batch changes what the ledger knows (new transactions, changed facts, new owners), as opposed
+    /// to only recording that known transactions were seen again and appending audit entries.
+    public var changesFacts: Bool { !inserts.isEmpty || !updates.isEmpty || !bindings.isEmpty }
+
     /// Whether the batch writes nothing but audit entries.
     public var onlyAudits: Bool { inserts.isEmpty && updates.isEmpty && touched.isEmpty && bindings.isEmpty }
 }

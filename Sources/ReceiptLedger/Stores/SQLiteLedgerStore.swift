@@ -1,12 +1,18 @@
 import BER
 import GRDB
+import Synchronization
 public import ReceiptModel
 
 /// The embedded ledger: one SQLite database file in WAL mode, through GRDB.
 ///
 /// - Writes: GRDB's one writer connection, each batch in a `BEGIN IMMEDIATE` transaction (SQLite's write lock,
-///   held from the batch's first read to its commit). `synchronous = FULL`: a commit returns once the WAL is
-///   on disk, so a transaction reported new survives `kill -9` and power loss.
+///   held from the batch's first read to its commit).
+/// - Durability: a batch that changes what the ledger knows (a new transaction, a changed fact, a new owner)
+///   commits with `synchronous = FULL`: the WAL is on disk before the commit returns, so what it reports new
+///   survives `kill -9` and power loss. A batch that only sees known transactions again (their last-seen time and
+///   the audit entries) commits with `NORMAL`: in the operating system's cache when the commit returns, so it
+///   survives `kill -9`, and on disk with the next FULL commit or checkpoint. ``LedgerStoreOptions/syncEveryCommit``
+///   makes every commit FULL.
 /// - Reads (`/v1/transactions`, entitlements, the audit command) use GRDB's reader connections and never block
 ///   the writer.
 /// - The schema is created and migrated when the store opens, in one immediate transaction.
@@ -15,11 +21,16 @@ public import ReceiptModel
 public final class SQLiteLedgerStore: LedgerStore {
     let pool: DatabasePool
     public let path: String
+    private let syncEveryCommit: Bool
+    /// The writer connection's `synchronous` setting: FULL (true) or NORMAL. Only the writer's queue reads and
+    /// sets it; the mutex makes that visible to the compiler.
+    private let synchronousFull = Mutex(true)
 
     /// Opens (creating when missing) and migrates the ledger at `path`; read-only, only opens an existing one.
     /// - Throws: ``LedgerError`` `ledger.unavailable` or `ledger.migration_failed`.
     public init(path: String, options: LedgerStoreOptions = LedgerStoreOptions()) throws(LedgerError) {
         self.path = path
+        syncEveryCommit = options.syncEveryCommit
         var configuration = Configuration()
         let wait = options.busyTimeout.components
         configuration.busyMode = .timeout(Double(wait.seconds) + Double(wait.attoseconds) / 1e18)
@@ -80,16 +91,29 @@ public final class SQLiteLedgerStore: LedgerStore {
     public func commit(_ entries: [LedgerEntry]) async throws(LedgerError) -> [LedgerOutcome] {
         do {
             return try await pool.writeWithoutTransaction { db in
-                var outcomes: [LedgerOutcome] = []
-                try db.inTransaction(.immediate) {
-                    let keys = LedgerPlan.keys(of: entries)
-                    let snapshot = try Self.snapshot(db, keys)
-                    let (changes, decided) = LedgerPlan.decide(entries, snapshot: snapshot)
-                    try Self.apply(changes, db)
-                    outcomes = decided
-                    return .commit
+                // SQLite fixes a commit's sync level before its transaction begins, and what a batch changes is
+                // known only inside it: a batch that changes facts under NORMAL is rolled back and run again
+                // under FULL (before anything of it is written). A batch that changes nothing commits at the
+                // level it found and leaves NORMAL for the next.
+                while true {
+                    let full = synchronousFull.withLock { $0 }
+                    var outcomes: [LedgerOutcome]?
+                    var needsFull = syncEveryCommit
+                    try db.inTransaction(.immediate) {
+                        let snapshot = try Self.snapshot(db, LedgerPlan.keys(of: entries))
+                        let (changes, decided) = LedgerPlan.decide(entries, snapshot: snapshot)
+                        needsFull = needsFull || changes.changesFacts
+                        if needsFull && !full { return .rollback }
+                        try Self.apply(changes, db)
+                        outcomes = decided
+                        return .commit
+                    }
+                    if needsFull != full {
+                        try db.execute(sql: needsFull ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+                        synchronousFull.withLock { $0 = needsFull }
+                    }
+                    if let outcomes { return outcomes }
                 }
-                return outcomes
             }
         } catch {
             throw LedgerError(.unavailable, "the SQLite ledger could not record: \(Self.describe(error))")
