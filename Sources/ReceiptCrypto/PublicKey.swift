@@ -9,11 +9,17 @@ internal import Synchronization
 public final class PublicKey: @unchecked Sendable {
     let pointer: OpaquePointer
 
-    /// Initialised RSA verification contexts, per digest, ready for another `EVP_PKEY_verify`.
+    /// Initialised verification contexts, per scheme, ready for another `EVP_PKEY_verify`.
     ///
     /// `EVP_PKEY_CTX_new` + `EVP_PKEY_verify_init` fetch the signature implementation by name, which takes
     /// locks in OpenSSL 3.0 and costs a few µs per receipt; reusing contexts leaves only the RSA math.
-    private let contextPool = Mutex<[DigestAlgorithm: [ContextPointer]]>([:])
+    private let contextPool = Mutex<[Scheme: [ContextPointer]]>([:])
+    /// What a pooled context is set up to verify.
+    private enum Scheme: Hashable {
+        case rsaPKCS1(DigestAlgorithm)
+        /// ECDSA over a SHA-256 digest.
+        case sha256ECDSA
+    }
     /// How many idle contexts are kept per digest (about one per core verifying concurrently).
     private static let pooledContextLimit = 16
 
@@ -47,6 +53,25 @@ public final class PublicKey: @unchecked Sendable {
     /// `true` when this is an RSA key.
     public var isRSA: Bool { EVP_PKEY_get_base_id(pointer) == EVP_PKEY_RSA }
 
+    /// The named curve of an elliptic-curve key as OpenSSL calls it (`prime256v1`, `secp384r1`); `nil` for
+    /// other keys.
+    public var curveName: String? {
+        guard EVP_PKEY_get_base_id(pointer) == EVP_PKEY_EC else { return nil }
+        var name = [CChar](repeating: 0, count: 64)
+        var length = 0
+        let found = name.withUnsafeMutableBufferPointer { buffer in
+            EVP_PKEY_get_utf8_string_param(pointer, OSSL_PKEY_PARAM_GROUP_NAME, buffer.baseAddress, buffer.count, &length)
+        }
+        guard found == 1, length < name.count else {
+            _ = CryptoError.drainErrorQueue()
+            return nil
+        }
+        return String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `true` when this is a key on P-256, the only curve of ES256 (RFC 7518 §3.4).
+    public var isP256: Bool { curveName == "prime256v1" }
+
     /// The key size in bits.
     public var bitCount: Int { Int(EVP_PKEY_get_bits(pointer)) }
 
@@ -78,24 +103,26 @@ public final class PublicKey: @unchecked Sendable {
         signature: ArraySlice<UInt8>, digest: [UInt8], algorithm: DigestAlgorithm
     ) throws(CryptoError) -> Bool {
         guard isRSA else { throw CryptoError(.unsupportedAlgorithm, "the signer key is not an RSA key") }
-        let pooled = contextPool.withLock { $0[algorithm]?.popLast() }
+        let scheme = Scheme.rsaPKCS1(algorithm)
+        let pooled = contextPool.withLock { $0[scheme]?.popLast() }
         let context: OpaquePointer
-        if let pooled {
-            context = pooled.pointer
-        } else {
-            context = try makeRSAVerifyContext(algorithm)
-        }
+        if let pooled { context = pooled.pointer } else { context = try makeVerifyContext(scheme) }
         let result = signature.withUnsafeBufferPointer { sig in
             digest.withUnsafeBufferPointer { dig in
                 EVP_PKEY_verify(context, sig.baseAddress, sig.count, dig.baseAddress, dig.count)
             }
         }
-        // 1 = match; 0 = mismatch; negative = malformed signature. Only a match counts.
-        if result == 1 {
-            // Only a context whose last use succeeded goes back; one that saw an error is discarded.
+        recycle(context, scheme, succeeded: result == 1)
+        return result == 1
+    }
+
+    /// Returns a context to the pool after a check. 1 = match; 0 = mismatch; negative = malformed signature:
+    /// only a context whose last use succeeded goes back; one that saw an error is discarded.
+    private func recycle(_ context: OpaquePointer, _ scheme: Scheme, succeeded: Bool) {
+        if succeeded {
             let kept = contextPool.withLock { pool in
-                guard pool[algorithm, default: []].count < Self.pooledContextLimit else { return false }
-                pool[algorithm, default: []].append(ContextPointer(pointer: context))
+                guard pool[scheme, default: []].count < Self.pooledContextLimit else { return false }
+                pool[scheme, default: []].append(ContextPointer(pointer: context))
                 return true
             }
             if !kept { EVP_PKEY_CTX_free(context) }
@@ -103,16 +130,66 @@ public final class PublicKey: @unchecked Sendable {
             EVP_PKEY_CTX_free(context)
             _ = CryptoError.drainErrorQueue()
         }
+    }
+
+    /// Checks an ES256 signature (RFC 7518 §3.4: ECDSA on P-256 with SHA-256) over `message`.
+    ///
+    /// - Parameters:
+    ///   - signature: the JWS form, R and S as 32-byte big-endian integers, concatenated (64 bytes).
+    ///   - message: the signed bytes (a JWS signing input).
+    /// - Returns: `true` when the signature matches; `false` for any mismatch, any other length, or an R or S
+    ///   that is zero or not below the group order.
+    /// - Throws: only when OpenSSL cannot set up the check (not a P-256 key, allocation failure).
+    public func verifyES256(signature: ArraySlice<UInt8>, message: ArraySlice<UInt8>) throws(CryptoError) -> Bool {
+        guard isP256 else { throw CryptoError(.unsupportedAlgorithm, "the signer key is not an EC P-256 key") }
+        guard signature.count == 64 else { return false }
+        let digest = try DigestAlgorithm.sha256.hash(message)
+        let der = try Self.derECDSASignature(r: signature.prefix(32), s: signature.suffix(32))
+        let pooled = contextPool.withLock { $0[Scheme.sha256ECDSA]?.popLast() }
+        let context: OpaquePointer
+        if let pooled { context = pooled.pointer } else { context = try makeVerifyContext(.sha256ECDSA) }
+        let result = der.withUnsafeBufferPointer { sig in
+            digest.withUnsafeBufferPointer { dig in
+                EVP_PKEY_verify(context, sig.baseAddress, sig.count, dig.baseAddress, dig.count)
+            }
+        }
+        recycle(context, .sha256ECDSA, succeeded: result == 1)
         return result == 1
     }
 
-    /// A fresh context set up for RSA PKCS#1 v1.5 verification with `algorithm`.
-    private func makeRSAVerifyContext(_ algorithm: DigestAlgorithm) throws(CryptoError) -> OpaquePointer {
+    /// The DER `ECDSA-Sig-Value` (RFC 3279 §2.2.3) of R and S, encoded by OpenSSL.
+    private static func derECDSASignature(r: ArraySlice<UInt8>, s: ArraySlice<UInt8>) throws(CryptoError) -> [UInt8] {
+        let signature = try openSSLCheck(ECDSA_SIG_new(), "ECDSA_SIG_new")
+        defer { ECDSA_SIG_free(signature) }
+        let rNumber = r.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, Int32($0.count), nil) }
+        let sNumber = s.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, Int32($0.count), nil) }
+        guard let rNumber, let sNumber, ECDSA_SIG_set0(signature, rNumber, sNumber) == 1 else {
+            BN_free(rNumber)
+            BN_free(sNumber)
+            throw CryptoError.openSSL("ECDSA_SIG_set0")
+        }
+        var out: UnsafeMutablePointer<UInt8>? = nil
+        let length = i2d_ECDSA_SIG(signature, &out)
+        guard length > 0, let out else { throw CryptoError.openSSL("i2d_ECDSA_SIG") }
+        defer { receipt_OPENSSL_free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: Int(length)))
+    }
+
+    /// A fresh context set up for `scheme`.
+    private func makeVerifyContext(_ scheme: Scheme) throws(CryptoError) -> OpaquePointer {
         let context = try openSSLCheck(EVP_PKEY_CTX_new(pointer, nil), "EVP_PKEY_CTX_new")
         do {
             try openSSLCheck(EVP_PKEY_verify_init(context), "EVP_PKEY_verify_init")
-            try openSSLCheck(EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING), "EVP_PKEY_CTX_set_rsa_padding")
-            try openSSLCheck(EVP_PKEY_CTX_set_signature_md(context, algorithm.evpMD), "EVP_PKEY_CTX_set_signature_md")
+            switch scheme {
+            case .rsaPKCS1(let algorithm):
+                try openSSLCheck(
+                    EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING), "EVP_PKEY_CTX_set_rsa_padding")
+                try openSSLCheck(
+                    EVP_PKEY_CTX_set_signature_md(context, algorithm.evpMD), "EVP_PKEY_CTX_set_signature_md")
+            case .sha256ECDSA:
+                try openSSLCheck(
+                    EVP_PKEY_CTX_set_signature_md(context, DigestAlgorithm.sha256.evpMD), "EVP_PKEY_CTX_set_signature_md")
+            }
         } catch {
             EVP_PKEY_CTX_free(context)
             throw error

@@ -44,6 +44,11 @@ public enum SharedTestData {
         try bytes(at: receiptsDirectory.appendingPathComponent("\(name).receipt"))
     }
 
+    /// The text of `receipts/jws/NAME.jws`.
+    public static func jwsText(_ name: String) throws -> String {
+        String(decoding: try bytes(at: receiptsDirectory.appendingPathComponent("jws/\(name).jws")), as: UTF8.self)
+    }
+
     /// The parsed `receipts/NAME.decoded.json` (the independent decoder's reading).
     public static func decodedJSON(_ name: String) throws -> [String: Any] {
         try json(at: receiptsDirectory.appendingPathComponent("\(name).decoded.json"))

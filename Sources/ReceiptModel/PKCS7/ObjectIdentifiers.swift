@@ -32,6 +32,12 @@ extension ASN1ObjectIdentifier {
     public static let sha384WithRSAEncryption = ASN1ObjectIdentifier(constant: "1.2.840.113549.1.1.12")
     /// `sha512WithRSAEncryption` (RFC 8017 §A.2.4).
     public static let sha512WithRSAEncryption = ASN1ObjectIdentifier(constant: "1.2.840.113549.1.1.13")
+    /// `id-ecPublicKey` (RFC 5480 §2.1.1): an elliptic-curve key, its curve in the parameters.
+    public static let ecPublicKey = ASN1ObjectIdentifier(constant: "1.2.840.10045.2.1")
+    /// `secp256r1` / P-256 (RFC 5480 §2.1.1.1): the curve of ES256 (StoreKit 2 JWS leaves).
+    public static let secp256r1 = ASN1ObjectIdentifier(constant: "1.2.840.10045.3.1.7")
+    /// `secp384r1` / P-384 (RFC 5480 §2.1.1.1): the curve of Apple Root CA - G3 and its intermediates.
+    public static let secp384r1 = ASN1ObjectIdentifier(constant: "1.3.132.0.34")
 
     /// Apple's marker on the receipt-signing leaf certificate.
     public static let appleReceiptSigningLeafMarker = ASN1ObjectIdentifier(constant: "1.2.840.113635.100.6.11.1")

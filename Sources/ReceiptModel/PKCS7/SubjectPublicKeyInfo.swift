@@ -23,6 +23,9 @@ public struct SubjectPublicKeyInfo: Sendable {
     /// For `rsaEncryption` (parameters NULL or absent, a well-formed `RSAPublicKey`): the modulus and public
     /// exponent sizes in bits. `nil` for any other key.
     public let rsaSizes: (modulusBits: Int, exponentBits: Int)?
+    /// For `id-ecPublicKey` with a named curve (RFC 5480 §2.1.1: parameters an OBJECT IDENTIFIER, not explicit
+    /// parameters): the curve. `nil` for any other key, explicit parameters included.
+    public let namedCurve: ASN1ObjectIdentifier?
 
     /// Reads the key of the DER certificate `der`, without decoding anything else of it.
     /// - Throws: ``BERError`` when the certificate is not shaped as above.
@@ -41,6 +44,14 @@ public struct SubjectPublicKeyInfo: Sendable {
         let key = try info.read(expecting: .bitString)
         try info.expectEnd()
         algorithm = identifier.algorithm
+        if identifier.algorithm == .ecPublicKey, let parameters = identifier.parameters {
+            var reader = BERReader(parameters)
+            let curve = try reader.read(expecting: .objectIdentifier).objectIdentifierValue()
+            try reader.expectEnd()
+            namedCurve = curve
+        } else {
+            namedCurve = nil
+        }
         guard identifier.algorithm == .rsaEncryption,
             identifier.parameters.map({ $0.elementsEqual([0x05, 0x00]) }) ?? true
         else {

@@ -16,6 +16,12 @@ public struct ReceiptPolicy: Sendable {
     public var expectedAppVersion: String?
     /// When set, SHA-1(device id ‖ opaque value ‖ bundle id DER) must equal the receipt's attribute 5.
     public var deviceIdentifier: DeviceIdentifier?
+    /// JWS only: the app Apple ids accepted where a payload names one (notifications, app transactions);
+    /// `nil` accepts any.
+    public var acceptedAppAppleIDs: Set<Int64>?
+    /// JWS only: the longest time since `signedDate` accepted, against the caller's now; `nil` checks no age
+    /// (Apple's own libraries check none offline).
+    public var maximumSignedAge: Duration?
 
     /// A policy; every parameter defaults to "accept anything".
     public init(

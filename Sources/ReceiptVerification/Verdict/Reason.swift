@@ -33,6 +33,13 @@ public struct Reason: Sendable, Hashable, CustomStringConvertible {
             case policyDeviceHashMismatch = "policy.device_hash_mismatch"
             case ios6SignatureMismatch = "ios6.signature_mismatch"
             case ios6ChainIncomplete = "ios6.chain_incomplete"
+            case policyAppAppleIDRejected = "policy.app_apple_id_rejected"
+            case policySignedTooLongAgo = "policy.signed_too_long_ago"
+            case jwsMalformed = "jws.malformed"
+            case jwsAlgorithmRejected = "jws.algorithm_rejected"
+            case jwsCertificatesMissing = "jws.certificates_missing"
+            case jwsSignatureMismatch = "jws.signature_mismatch"
+            case jwsNestedMismatch = "jws.nested_mismatch"
             case internalError = "verification.internal_error"
         }
         private let name: String
@@ -100,6 +107,21 @@ public struct Reason: Sendable, Hashable, CustomStringConvertible {
         /// The iOS 6 receipt's signature verifies, but its intermediate is not in the receipt, so the
         /// chain to Apple cannot be completed offline.
         public static let ios6ChainIncomplete = Code(.ios6ChainIncomplete)
+        /// The app's Apple id a JWS names (notifications, app transactions) is not among the accepted ones.
+        public static let policyAppAppleIDRejected = Code(.policyAppAppleIDRejected)
+        /// A JWS was signed longer ago than the policy's maximum age allows (its `signedDate` against now).
+        public static let policySignedTooLongAgo = Code(.policySignedTooLongAgo)
+        /// The bytes are not a compact JWS with a JSON header and payload of a known kind (``ReceiptModel/JWSError``).
+        public static let jwsMalformed = Code(.jwsMalformed)
+        /// The JWS header's `alg` is not ES256, the only algorithm Apple signs StoreKit 2 JWS with (`none`, HS256
+        /// and RS256 included: a JWS under them proves nothing about Apple).
+        public static let jwsAlgorithmRejected = Code(.jwsAlgorithmRejected)
+        /// The JWS header has no `x5c`, or not the three certificates (leaf, intermediate, root) Apple sends.
+        public static let jwsCertificatesMissing = Code(.jwsCertificatesMissing)
+        /// The ES256 signature does not verify with the `x5c` leaf's key over the signing input.
+        public static let jwsSignatureMismatch = Code(.jwsSignatureMismatch)
+        /// A notification's nested JWS is about another app or environment than the notification itself.
+        public static let jwsNestedMismatch = Code(.jwsNestedMismatch)
         /// OpenSSL failed to set up a check (allocation failure); says nothing about the receipt.
         public static let internalError = Code(.internalError)
 

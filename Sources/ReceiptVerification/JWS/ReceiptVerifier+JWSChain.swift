@@ -1,0 +1,148 @@
+internal import ReceiptCrypto
+internal import ReceiptModel
+internal import BER
+
+extension ReceiptVerifier {
+    /// The curves a JWS chain's keys may be on: P-256 (Apple's leaves) and P-384 (Apple Root CA - G3, WWDR G6).
+    static let jwsCurves: Set<ASN1ObjectIdentifier> = [.secp256r1, .secp384r1]
+    /// The cache key part that keeps JWS chains apart from receipt chains with the same certificates.
+    static let jwsChainTag: ArraySlice<UInt8> = Array("jws-x5c".utf8)[...]
+
+    /// Validates a JWS's `x5c` chain at `instant` (seconds since 1970; `nil`: everything but validity periods)
+    /// and returns the leaf's key for the signature check when the leaf is usable at all.
+    func evaluateJWSChain(_ jws: CompactJWS, environment: ReceiptEnvironment?, at instant: Int64?) -> ChainEvaluation {
+        guard let certificates = jws.certificates, !certificates.isEmpty else {
+            return ChainEvaluation(
+                reasons: [Reason(.jwsCertificatesMissing, "jws: the header has no x5c certificate chain")])
+        }
+        if certificates.count == 1 {
+            return evaluateXcodeJWSCertificate(certificates[0], environment: environment)
+        }
+        guard certificates.count == 3 else {
+            return ChainEvaluation(
+                reasons: [
+                    Reason(
+                        .jwsCertificatesMissing,
+                        "jws: x5c holds \(certificates.count) certificates; Apple sends leaf, intermediate and root")
+                ])
+        }
+        var parts: [ArraySlice<UInt8>] = [anchorIdentity[...], Self.jwsChainTag]
+        parts += certificates.map { $0[...] }
+        let key = VerifiedChainCache.Key(parts: parts)
+        if let instant, let cached = cache.lookup(key, at: instant) {
+            return ChainEvaluation(
+                signerKey: cached.signerKey, leafValidity: (cached.leafNotBefore, cached.leafNotAfter),
+                subjects: cached.subjects)
+        }
+        // Miss: refuse any key but a named P-256 or P-384 one before OpenSSL decodes it.
+        for (position, der) in certificates.enumerated() {
+            if let reason = Self.jwsKeyReason(der[...], name: "x5c certificate \(position)") {
+                return ChainEvaluation(reasons: [reason])
+            }
+        }
+        var parsed: [Certificate] = []
+        for (position, der) in certificates.enumerated() {
+            do {
+                parsed.append(try Certificate(derEncoded: der[...]))
+            } catch {
+                return ChainEvaluation(
+                    reasons: [Reason(.jwsMalformed, "jws: x5c certificate \(position) does not parse: \(error)")])
+            }
+        }
+        let leaf = parsed[0]
+        var evaluation = ChainEvaluation(leafValidity: (leaf.notBefore, leaf.notAfter))
+        // The root travels in x5c too: it anchors only when pinned; otherwise it stays an untrusted certificate, so
+        // a chain to another root reads as an untrusted root, not as a missing issuer.
+        let anchors = configuration.trustAnchors.additionalRoots + parsed.filter(configuration.trustAnchors.isPinned)
+        let result: ChainVerificationResult
+        do {
+            result = try ChainVerifier.verify(leaf: leaf, intermediates: Array(parsed.dropFirst()), anchors: anchors, at: instant)
+        } catch {
+            evaluation.reasons = [Reason(.internalError, "chain: OpenSSL could not run path validation: \(error)")]
+            return evaluation
+        }
+        evaluation.subjects = result.subjects
+        if let failure = result.failure {
+            let proven = failure == .issuerMissing ? provenFailures(inPartialPath: result.chain, at: instant) : []
+            evaluation.reasons = proven.isEmpty ? [Self.reason(for: failure, result: result, leaf: leaf)] : proven
+            return evaluation
+        }
+        let path = result.chain
+        if path.last?.sha256Fingerprint == configuration.trustAnchors.xcodeTestingFingerprint {
+            evaluation.reasons = [Self.xcodeIssuerReason]
+            return evaluation
+        }
+        evaluation.reasons = Self.markerReasons(path: path, isComplete: true)
+        guard evaluation.reasons.isEmpty else { return evaluation }
+        guard leaf.publicKey.isP256 else {
+            evaluation.reasons = [
+                Reason(.chainKeyRejected, "chain: the leaf \(leaf.subject) has no P-256 key, which ES256 needs")
+            ]
+            return evaluation
+        }
+        evaluation.signerKey = leaf.publicKey
+        guard let instant, let last = path.last else { return evaluation }
+        let verified = VerifiedChain(
+            signerKey: leaf.publicKey, leafNotBefore: leaf.notBefore, leafNotAfter: leaf.notAfter,
+            windowStart: path.map(\.notBefore).max() ?? last.notBefore,
+            windowEnd: path.map(\.notAfter).min() ?? last.notAfter, subjects: evaluation.subjects,
+            anchoredAtXcode: false)
+        if verified.covers(instant) { evaluation.verified = (key, verified) }
+        return evaluation
+    }
+
+    /// One self-signed certificate: how Xcode signs StoreKit testing JWS (`kid` `Apple_Xcode_Key`), with a key
+    /// made on the developer's machine. Trusted only with the Xcode opt-in and only for an `Xcode` payload; even
+    /// then it proves the payload unmodified since Xcode signed it, not that Apple did.
+    private func evaluateXcodeJWSCertificate(_ der: [UInt8], environment: ReceiptEnvironment?) -> ChainEvaluation {
+        guard configuration.trustAnchors.allowsXcodeStoreKitTesting, environment == .xcode else {
+            return ChainEvaluation(
+                reasons: [
+                    Reason(
+                        .chainUntrustedRoot,
+                        "chain: signed by a lone self-signed certificate (Xcode's StoreKit testing key); trusted only with the Xcode opt-in and an Xcode payload"
+                    )
+                ])
+        }
+        if let reason = Self.jwsKeyReason(der[...], name: "x5c certificate 0") {
+            return ChainEvaluation(reasons: [reason])
+        }
+        let certificate: Certificate
+        do {
+            certificate = try Certificate(derEncoded: der[...])
+        } catch {
+            return ChainEvaluation(reasons: [Reason(.jwsMalformed, "jws: x5c certificate 0 does not parse: \(error)")])
+        }
+        guard certificate.isSigned(by: certificate), certificate.publicKey.isP256 else {
+            return ChainEvaluation(
+                reasons: [
+                    Reason(
+                        .chainUntrustedRoot,
+                        "chain: \(certificate.subject) is not a self-signed P-256 certificate as Xcode makes")
+                ])
+        }
+        return ChainEvaluation(
+            signerKey: certificate.publicKey, leafValidity: (certificate.notBefore, certificate.notAfter),
+            subjects: [certificate.subject], anchoredAtXcode: true)
+    }
+
+    /// Why the certificate `der`'s key is not one a JWS chain uses (a named P-256 or P-384 curve), read with the
+    /// package's own parser before OpenSSL decodes anything.
+    static func jwsKeyReason(_ der: ArraySlice<UInt8>, name: String) -> Reason? {
+        guard der.count <= maximumCertificateSize else {
+            return Reason(.chainTooLarge, "chain: \(name) has \(der.count) bytes; at most \(maximumCertificateSize) are read")
+        }
+        let info: SubjectPublicKeyInfo
+        do {
+            info = try SubjectPublicKeyInfo(certificate: der)
+        } catch {
+            return Reason(.jwsMalformed, "jws: \(name) is not a certificate: \(error)")
+        }
+        guard let curve = info.namedCurve, jwsCurves.contains(curve) else {
+            return Reason(
+                .chainKeyRejected,
+                "chain: \(name) has a \(info.algorithm) key; Apple signs JWS with EC keys on P-256 and P-384")
+        }
+        return nil
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import ReceiptModel
+import ReceiptVerification
+import TestSupport
+import Testing
+
+/// The JWS verifier against the real JWS in ../shared/receipts/jws: one Apple-signed renewal info (Sandbox, 2023)
+/// and one Xcode-signed transaction, and hostile variants made from them here.
+@Suite("JWS", .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
+struct JWSVerificationTests {
+    static let appleRenewal = "jws-goiap-renewal-sandbox"
+    static let xcodeTransaction = "jws-apple-xcode-signed-transaction"
+
+    static func text(_ name: String) throws -> String {
+        try SharedTestData.jwsText(name)
+    }
+
+    static func segments(_ name: String) throws -> [String] {
+        try text(name).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".", omittingEmptySubsequences: false)
+            .map(String.init)
+    }
+
+    static func base64URL(_ bytes: some Sequence<UInt8>) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decodedSegment(_ segment: String) throws -> Data {
+        var text = segment.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.count % 4 != 0 { text += "=" }
+        return try #require(Data(base64Encoded: text))
+    }
+
+    @Test func anAppleSignedRenewalInfoIsValidAtItsSignedDate() throws {
+        let verifier = ReceiptVerifier()
+        let verdict = verifier.verifyJWS(try Self.text(Self.appleRenewal))
+        #expect(verdict.outcome == .valid, "\(verdict.reasons)")
+        guard case .renewalInfo(let renewal)? = verdict.verifiedPayload else {
+            Issue.record("not renewal info: \(String(describing: verdict.payload))")
+            return
+        }
+        #expect(renewal.originalTransactionID == "2000000335310644")
+        #expect(renewal.autoRenewStatus == 1)
+        #expect(verdict.environment == .sandbox)
+        #expect(verdict.validationInstant == renewal.signedDate)
+        #expect(verdict.chain.count == 3)
+        #expect(verdict.chain.last?.contains("Apple Root CA - G3") == true)
+        // The second verification finds the chain in the cache.
+        let before = verifier.cacheStatistics
+        #expect(verifier.verifyJWS(try Self.text(Self.appleRenewal)).isValid)
+        #expect(verifier.cacheStatistics.hits == before.hits + 1)
+    }
+
+    @Test func anAppleSignedJWSHasExpiredNow() throws {
+        let verdict = ReceiptVerifier().verifyJWS(
+            try Self.text(Self.appleRenewal), validationTime: .now,
+            now: ReceiptDate(clampingMillisecondsSince1970: 1_790_000_000_000))
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .chainExpired, "\(verdict.reasons)")
+    }
+
+    @Test func anXcodeSignedJWSIsTrustedOnlyWithTheOptIn() throws {
+        let refused = ReceiptVerifier().verifyJWS(try Self.text(Self.xcodeTransaction))
+        #expect(refused.outcome == .invalid)
+        #expect(refused.reason?.code == .chainUntrustedRoot, "\(refused.reasons)")
+        let configuration = ReceiptVerifier.Configuration(
+            trustAnchors: TrustAnchors(allowsXcodeStoreKitTesting: true))
+        let accepted = ReceiptVerifier(configuration: configuration).verifyJWS(try Self.text(Self.xcodeTransaction))
+        #expect(accepted.outcome == .valid, "\(accepted.reasons)")
+        #expect(accepted.environment == .xcode)
+        guard case .transaction(let transaction)? = accepted.verifiedPayload else {
+            Issue.record("not a transaction")
+            return
+        }
+        #expect(transaction.productID == "pass.premium")
+        #expect(transaction.purchaseDate?.millisecondsSince1970 == 1_697_679_936_049)
+    }
+
+    @Test func aTamperedPayloadFailsTheSignature() throws {
+        var parts = try Self.segments(Self.appleRenewal)
+        var payload = try JSONSerialization.jsonObject(with: Self.decodedSegment(parts[1])) as? [String: Any] ?? [:]
+        payload["autoRenewStatus"] = 0
+        parts[1] = Self.base64URL(try JSONSerialization.data(withJSONObject: payload))
+        let verdict = ReceiptVerifier().verifyJWS(parts.joined(separator: "."))
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .jwsSignatureMismatch, "\(verdict.reasons)")
+    }
+
+    @Test(arguments: ["none", "HS256", "RS256", "ES384"])
+    func anyAlgorithmButES256IsRejected(algorithm: String) throws {
+        var parts = try Self.segments(Self.appleRenewal)
+        var header = try JSONSerialization.jsonObject(with: Self.decodedSegment(parts[0])) as? [String: Any] ?? [:]
+        header["alg"] = algorithm
+        parts[0] = Self.base64URL(try JSONSerialization.data(withJSONObject: header))
+        if algorithm == "none" { parts[2] = "" }
+        let verdict = ReceiptVerifier().verifyJWS(parts.joined(separator: "."))
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .jwsAlgorithmRejected, "\(verdict.reasons)")
+    }
+
+    @Test func reorderedOrMissingCertificatesAreRefused() throws {
+        var parts = try Self.segments(Self.appleRenewal)
+        let original = try JSONSerialization.jsonObject(with: Self.decodedSegment(parts[0])) as? [String: Any] ?? [:]
+        let chain = try #require(original["x5c"] as? [String])
+        for (x5c, code) in [
+            ([chain[1], chain[0], chain[2]], Reason.Code.chainLeafMarkerMissing),
+            (Array(chain.prefix(2)), .jwsCertificatesMissing),
+            ([], .jwsCertificatesMissing),
+        ] {
+            var header = original
+            header["x5c"] = x5c
+            parts[0] = Self.base64URL(try JSONSerialization.data(withJSONObject: header))
+            let verdict = ReceiptVerifier().verifyJWS(parts.joined(separator: "."))
+            #expect(verdict.outcome == .invalid)
+            #expect(verdict.reason?.code == code, "\(x5c.count) certificates: \(verdict.reasons)")
+        }
+    }
+
+    @Test func thePolicyDecidesAfterTheSignature() throws {
+        var production = ReceiptPolicy(acceptedEnvironments: [.production])
+        let refused = ReceiptVerifier().verifyJWS(try Self.text(Self.appleRenewal), policy: production)
+        #expect(refused.reason?.code == .policyEnvironmentRejected, "\(refused.reasons)")
+        production.acceptedEnvironments = [.sandbox]
+        production.maximumSignedAge = .seconds(600)
+        let signed: Int64 = 1_684_822_778_492
+        let fresh = ReceiptVerifier().verifyJWS(
+            try Self.text(Self.appleRenewal), policy: production,
+            now: ReceiptDate(clampingMillisecondsSince1970: signed + 599_000))
+        #expect(fresh.isValid, "\(fresh.reasons)")
+        let stale = ReceiptVerifier().verifyJWS(
+            try Self.text(Self.appleRenewal), policy: production,
+            now: ReceiptDate(clampingMillisecondsSince1970: signed + 601_000))
+        #expect(stale.reason?.code == .policySignedTooLongAgo, "\(stale.reasons)")
+    }
+
+    @Test(arguments: ["", "abc", "a.b", "a.b.c.d", "eyJ.eyJ.", "!!!.eyJ9.AA", "eyJhbGciOiJFUzI1NiJ9.e30.AA"])
+    func malformedInputIsInvalid(text: String) {
+        let verdict = ReceiptVerifier().verifyJWS(text)
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .jwsMalformed, "\(verdict.reasons)")
+    }
+}
