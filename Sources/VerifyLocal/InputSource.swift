@@ -19,7 +19,7 @@ struct InputSource: Sendable {
     /// File name endings taken from folders; anything else in a folder (READMEs, JSON, keys) is
     /// skipped. Files named explicitly are always read.
     static let receiptExtensions: Set<String> = [
-        "receipt", "der", "p7", "p7m", "p7s", "pkcs7", "bin", "b64", "base64", "txt",
+        "receipt", "der", "p7", "p7m", "p7s", "pkcs7", "bin", "b64", "base64", "txt", "jws",
     ]
 
     /// The length of the longest of ``receiptExtensions``.

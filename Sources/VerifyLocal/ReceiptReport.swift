@@ -14,13 +14,18 @@ struct ReceiptReport {
     /// The receipt as decoded (whatever the outcome), or why the input did not decode.
     let receipt: ReceiptInput?
     let error: ReceiptError?
+    /// The verdict when the input is a JWS (StoreKit 2, a notification's signedPayload), not a receipt.
+    let jws: JWSVerdict?
 
     /// The outcome that counts.
-    var outcome: Verdict.Outcome? { result?.verdict.outcome }
+    var outcome: Verdict.Outcome? { jws?.outcome ?? result?.verdict.outcome }
 
     /// Verifies locally, then asks Apple when the fallback table says so.
     init(source: InputSource, fallback: FallbackVerifier, request: FallbackRequest) async {
         switch Result(catching: { () throws(ReceiptError) in try source.read() }) {
+        case .success(let bytes) where CompactJWS.looksLikeJWS(bytes[...]):
+            // Apple's verifyReceipt knows nothing of JWS: decided locally, whatever the fallback.
+            self.init(name: source.name, jws: fallback.verifier.verifyJWS(bytes[...]))
         case .success(let bytes):
             let result = await fallback.verify(bytes, request: request)
             self.init(name: source.name, result: result, attributed: true)
@@ -42,6 +47,9 @@ struct ReceiptReport {
         }
         let verdict: Verdict
         switch bytes {
+        case .success(let bytes) where CompactJWS.looksLikeJWS(bytes[...]):
+            self.init(name: source.name, jws: verifier.verifyJWS(bytes[...]))
+            return
         case .success(let bytes): verdict = verifier.verify(bytes)
         case .failure(let error):
             verdict = Verdict.malformed(error, validationTime: verifier.configuration.validationTime)
@@ -57,13 +65,18 @@ struct ReceiptReport {
 
     private init(
         name: String, result: AttributedVerdict? = nil, attributed: Bool = false, receipt: ReceiptInput?,
-        error: ReceiptError?
+        error: ReceiptError?, jws: JWSVerdict? = nil
     ) {
         self.name = name
         self.result = result
         self.attributed = attributed
         self.receipt = receipt
         self.error = error
+        self.jws = jws
+    }
+
+    private init(name: String, jws: JWSVerdict) {
+        self.init(name: name, receipt: nil, error: nil, jws: jws)
     }
 
     var failed: Bool { error != nil }
@@ -90,13 +103,15 @@ struct ReceiptReport {
 
     /// One JSON line (``VerdictJSON/report(file:_:attributed:receipt:error:)``), without its line ending.
     var jsonLine: [UInt8] {
-        VerdictJSON.report(file: name, result, attributed: attributed, receipt: receipt, error: error)
+        if let jws { return JWSVerdictJSON.report(file: name, jws) }
+        return VerdictJSON.report(file: name, result, attributed: attributed, receipt: receipt, error: error)
     }
 
     // MARK: - Text
 
     /// A few aligned lines per receipt, then a blank line.
     var text: String {
+        if let jws { return Self.text(name: name, jws) }
         var lines = [name]
         if attributed, let result {
             var line = result.verdict.outcome.rawValue.uppercased()
@@ -162,6 +177,41 @@ struct ReceiptReport {
             break
         }
         return lines.joined(separator: "\n") + "\n\n"
+    }
+
+    /// A JWS's report: the verdict, its reasons, the signer, what it signs (and a notification's nested JWS).
+    static func text(name: String, _ verdict: JWSVerdict, indent: String = "") -> String {
+        var lines = [indent + name]
+        var line = verdict.outcome.rawValue.uppercased()
+        if let environment = verdict.environment { line += "  \(environment)" }
+        line += "  validated at \(verdict.validationInstant.map(\.description) ?? "-") (\(verdict.validationTime.name))"
+        lines.append(indent + row("verdict", line))
+        for reason in verdict.reasons { lines.append(indent + row("reason", "\(reason.code)  \(reason.message)")) }
+        if let leaf = verdict.chain.first { lines.append(indent + row("signed by", leaf)) }
+        if let payload = verdict.payload {
+            var summary = "JWS \(payload.kind)"
+            switch payload {
+            case .transaction(let value):
+                summary += "  \(value.productID ?? "?")  transaction \(value.transactionID ?? "?")"
+                if let expires = value.expiresDate { summary += "  expires \(expires)" }
+                if let revoked = value.revocationDate { summary += "  revoked \(revoked)" }
+            case .renewalInfo(let value):
+                summary += "  \(value.productID ?? "?")  original \(value.originalTransactionID ?? "?")"
+                summary += "  auto-renew \(value.autoRenewStatus.map(String.init) ?? "?")"
+            case .appTransaction(let value):
+                summary += "  \(value.bundleID ?? "?")  version \(value.applicationVersion ?? "?")"
+            case .notification(let value):
+                summary += "  \(value.notificationType ?? "?")\(value.subtype.map { "/" + $0 } ?? "")"
+                summary += "  \(value.notificationUUID ?? "?")"
+            }
+            lines.append(indent + row("payload", summary))
+            lines.append(indent + row("signed", payload.signedDate.map(\.description) ?? "absent"))
+        }
+        var report = lines.joined(separator: "\n") + "\n"
+        for (index, inner) in verdict.nested.enumerated() {
+            report += text(name: "nested \(index + 1)", inner, indent: indent + "    ")
+        }
+        return indent.isEmpty ? report + "\n" : report
     }
 
     /// How many purchases a text report lists before summarising the rest.
