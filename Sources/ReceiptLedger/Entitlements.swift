@@ -6,24 +6,30 @@ public import ReceiptModel
 /// - consumables: never an entitlement;
 /// - auto-renewable subscriptions (and purchases of unknown kind that carry an expiry): by the transaction
 ///   with the latest expiry: `revoked` when it was cancelled at or before the instant, `active` while it has
-///   not expired, else `expired`;
+///   not expired; once expired, by the subscription's verified renewal info (StoreKit 2 JWS, notifications):
+///   `grace_period` while Apple retries the payment and the grace period has not ended, `billing_retry` while it
+///   retries after that (or without one), else `expired`;
 /// - non-consumables, non-renewing subscriptions and purchases of unknown kind without an expiry: `revoked`
 ///   once any of their transactions was cancelled, else `active`.
 public enum Entitlements {
-    public static func compute(_ transactions: [LedgerTransaction], at instant: ReceiptDate) -> [Entitlement] {
+    public static func compute(
+        _ transactions: [LedgerTransaction], renewals: [LedgerRenewal] = [], at instant: ReceiptDate
+    ) -> [Entitlement] {
+        var renewalByOriginal: [String: LedgerRenewal] = [:]
+        for renewal in renewals { renewalByOriginal[renewal.originalTransactionID] = renewal }
         var purchases: [String: [LedgerTransaction]] = [:]
         for transaction in transactions where (transaction.purchaseDate ?? instant) <= instant {
             purchases[transaction.originalTransactionID, default: []].append(transaction)
         }
         return purchases.keys.sorted().compactMap { original in
             guard let group = purchases[original] else { return nil }
-            return entitlement(original, group, at: instant)
+            return entitlement(original, group, renewal: renewalByOriginal[original], at: instant)
         }
     }
 
-    private static func entitlement(_ original: String, _ group: [LedgerTransaction], at instant: ReceiptDate)
-        -> Entitlement?
-    {
+    private static func entitlement(
+        _ original: String, _ group: [LedgerTransaction], renewal: LedgerRenewal?, at instant: ReceiptDate
+    ) -> Entitlement? {
         let kind = group.map(\.kind).first { $0 != .unknown } ?? .unknown
         let cancelled = { (transaction: LedgerTransaction) in
             transaction.cancellationDate.map { $0 <= instant } ?? false
@@ -34,10 +40,23 @@ public enum Entitlements {
             guard
                 let (expiry, latest) = dated.max(by: { ($0.0, $0.1.transactionID) < ($1.0, $1.1.transactionID) })
             else { return nil }
-            let state: Entitlement.State = cancelled(latest) ? .revoked : (expiry > instant ? .active : .expired)
-            return Entitlement(
+            var state: Entitlement.State = cancelled(latest) ? .revoked : (expiry > instant ? .active : .expired)
+            var grace: ReceiptDate?
+            if state == .expired, let renewal, renewal.isInBillingRetryPeriod == true {
+                if let end = renewal.gracePeriodExpiresDate, end > instant {
+                    state = .gracePeriod
+                    grace = end
+                } else {
+                    state = .billingRetry
+                }
+            }
+            var entitlement = Entitlement(
                 productID: latest.productID, originalTransactionID: original, kind: kind, state: state,
                 expiresDate: expiry)
+            entitlement.autoRenewStatus = renewal?.autoRenewStatus
+            entitlement.autoRenewProductID = renewal?.autoRenewProductID
+            entitlement.gracePeriodExpiresDate = grace
+            return entitlement
         }
         let first = group.min {
             (($0.purchaseDate ?? instant), $0.transactionID) < (($1.purchaseDate ?? instant), $1.transactionID)

@@ -1,4 +1,5 @@
 public import Logging
+import Synchronization
 public import ReceiptModel
 
 /// The ledger as a backend uses it: records verifications (group-committed, exactly once per transaction
@@ -17,6 +18,7 @@ public final class Ledger: Sendable {
     /// What a verification naming another account than a purchase's owner gets.
     public let onConflict: ConflictPolicy
     private let group: GroupCommit
+    private let subscriptionState: Atomic<Bool>
 
     /// The most verifications committed in one transaction.
     public static let defaultMaximumBatch = 256
@@ -29,7 +31,17 @@ public final class Ledger: Sendable {
         self.catalogue = catalogue
         self.onConflict = onConflict
         group = GroupCommit(store: store, maximumBatch: maximumBatch)
+        subscriptionState = Atomic(!(store is SQLiteLedgerStore))
     }
+
+    /// Whether the ledger may hold subscription state a receipt does not show (renewal info, notifications, JWS
+    /// transactions): then `/verifyReceipt` consults it for every valid subscription receipt, not only for one
+    /// whose subscriptions have lapsed. Always for a shared store (another replica may have recorded some);
+    /// for SQLite, once this process recorded any, or found any when it opened (``noteSubscriptionState()``).
+    public var mayHoldSubscriptionState: Bool { subscriptionState.load(ordering: .relaxed) }
+
+    /// Records that the store holds subscription state (the server calls it at start when the store says so).
+    public func noteSubscriptionState() { subscriptionState.store(true, ordering: .relaxed) }
 
     /// Opens the store at `location` (creating and migrating it, unless `options` say read-only); `nil` for
     /// `none`.
@@ -48,7 +60,13 @@ public final class Ledger: Sendable {
     /// Records one verification; returns once it is durable, with what was new.
     /// - Throws: ``LedgerError`` `ledger.unavailable`: nothing of it was recorded, and nothing may be credited.
     public func record(_ entry: LedgerEntry) async throws(LedgerError) -> LedgerOutcome {
-        try await group.record(entry)
+        let outcome = try await group.record(entry)
+        if !entry.renewals.isEmpty || entry.notification != nil
+            || entry.transactions.contains(where: { $0.source == .storeKit || $0.source == .notification })
+        {
+            noteSubscriptionState()
+        }
+        return outcome
     }
 
     /// The transaction with this id and its purchase's owner, if the ledger holds it.
@@ -58,7 +76,14 @@ public final class Ledger: Sendable {
 
     /// What `account` is entitled to at `instant` (``Entitlements``).
     public func entitlements(account: String, at instant: ReceiptDate) async throws(LedgerError) -> [Entitlement] {
-        Entitlements.compute(try await store.transactions(ownedBy: account), at: instant)
+        Entitlements.compute(
+            try await store.transactions(ownedBy: account), renewals: try await store.renewals(ownedBy: account),
+            at: instant)
+    }
+
+    /// Every transaction and renewal state the ledger holds under `originalTransactionIDs`.
+    public func subscriptions(originalTransactionIDs: [String]) async throws(LedgerError) -> LedgerSubscriptions {
+        try await store.subscriptions(originalTransactionIDs: originalTransactionIDs)
     }
 
     /// Audit entries matching `query`, oldest first.

@@ -14,6 +14,12 @@ public protocol LedgerStore: Sendable {
     /// Every transaction whose original transaction id is bound to `account`.
     func transactions(ownedBy account: String) async throws(LedgerError) -> [LedgerTransaction]
 
+    /// The renewal states of every subscription bound to `account`.
+    func renewals(ownedBy account: String) async throws(LedgerError) -> [LedgerRenewal]
+
+    /// Every transaction and renewal state the ledger holds under `originalTransactionIDs`.
+    func subscriptions(originalTransactionIDs: [String]) async throws(LedgerError) -> LedgerSubscriptions
+
     /// Audit entries matching `query`, oldest first.
     func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry]
 

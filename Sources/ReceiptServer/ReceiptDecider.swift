@@ -14,6 +14,9 @@ public protocol ReceiptDecider: Sendable {
     /// The policy applied to a request that names none: the operator's. A route may only narrow it (a
     /// `/v1/verify` `device_id` adds a device check to it), never replace it.
     var policy: ReceiptPolicy { get }
+
+    /// The local verifier that decides JWS (StoreKit 2, notifications): Apple is never asked about one.
+    var jwsVerifier: ReceiptVerifier { get }
 }
 
 extension FallbackVerifier: ReceiptDecider {
@@ -21,4 +24,6 @@ extension FallbackVerifier: ReceiptDecider {
 
     /// The local verifier's configured policy.
     public var policy: ReceiptPolicy { verifier.configuration.policy }
+
+    public var jwsVerifier: ReceiptVerifier { verifier }
 }

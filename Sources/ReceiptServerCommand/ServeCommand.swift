@@ -282,6 +282,9 @@ struct ServeCommand: AsyncParsableCommand {
         do throws(LedgerError) {
             let store = try await Ledger.openStore(location, options: storeOptions, logger: logger)
             openedLedger = store.map { Ledger(store: $0, catalogue: catalogue, onConflict: conflictPolicy) }
+            if let sqlite = store as? SQLiteLedgerStore, try await sqlite.holdsSubscriptionState() {
+                openedLedger?.noteSubscriptionState()
+            }
         } catch {
             logger.critical("cannot open the ledger", metadata: ["ledger": "\(location)", "error": "\(error)"])
             throw ExitCode(69)  // EX_UNAVAILABLE

@@ -255,7 +255,7 @@ import Testing
         case .sqlite:
             let sqlite = try #require(stores[0] as? SQLiteLedgerStore)
             let versions = try await sqlite.pool.read { try Int.fetchAll($0, sql: "SELECT version FROM ledger_schema") }
-            #expect(versions == [LedgerSchema.latestVersion])
+            #expect(versions == Array(1...LedgerSchema.latestVersion))
             // Every commit is synced (FULL = 2), and the journal is the WAL.
             let settings = try await sqlite.pool.writeWithoutTransaction { db in
                 (try Int.fetchOne(db, sql: "PRAGMA synchronous"), try String.fetchOne(db, sql: "PRAGMA journal_mode"))
@@ -263,9 +263,47 @@ import Testing
             #expect(settings.0 == 2)
             #expect(settings.1 == "wal")
         case .postgres:
-            #expect(try place.database?.run("SELECT string_agg(version::text, ',') FROM ledger_schema") == "1")
+            #expect(try place.database?.run("SELECT string_agg(version::text, ',') FROM ledger_schema") == "1,2")
         }
         for store in stores { await store.close() }
+    }
+
+    /// Notifications, renewal info and app account tokens round-trip through the store: a retry is a no-op, a
+    /// renewal signed earlier than the held one is not applied, and the reads return what was written.
+    @Test(arguments: Kind.allCases)
+    func subscriptionStateRoundTrips(kind: Kind) async throws {
+        guard Self.available(kind) else { return }
+        let place = try Place(kind)
+        let store = try await place.open()
+        let ledger = Ledger(store: store)
+        var bought = Self.transaction("t1", original: "s", kind: .autoRenewable, expires: Self.time(1_000))
+        bought.appAccountToken = "11111111-2222-4333-8444-555555555555"
+        _ = try await ledger.record(Self.entry([bought], account: "alice"))
+        func notification(_ id: String, signed: Int64, retry: Bool) -> LedgerEntry {
+            var entry = Self.entry([], account: nil)
+            entry.renewals = [
+                LedgerRenewal(
+                    originalTransactionID: "s", productID: "product.s", autoRenewProductID: "product.s",
+                    autoRenewStatus: 1, isInBillingRetryPeriod: retry, gracePeriodExpiresDate: Self.time(5_000),
+                    environment: "Sandbox", signedDate: Self.time(signed), updated: Self.time(signed))
+            ]
+            entry.notification = LedgerNotification(
+                id: id, version: "2", notificationType: "DID_FAIL_TO_RENEW", signedDate: Self.time(signed),
+                received: Self.time(signed), originalTransactionID: "s")
+            return entry
+        }
+        let first = try await ledger.record(notification("n-20", signed: 2_000, retry: true))
+        #expect(!first.isDuplicateNotification)
+        #expect(try await ledger.record(notification("n-20", signed: 2_000, retry: true)).isDuplicateNotification)
+        let stale = try await ledger.record(notification("n-10", signed: 1_000, retry: false))
+        #expect(stale.staleRenewals == 1)
+        let held = try await ledger.subscriptions(originalTransactionIDs: ["s", "unknown"])
+        #expect(held.transactions.map(\.transactionID) == ["t1"])
+        #expect(held.renewals.map(\.isInBillingRetryPeriod) == [true], "the later-signed state stays")
+        #expect(try await store.renewals(ownedBy: "alice").map(\.signedDate) == [Self.time(2_000)])
+        #expect(try await ledger.entitlements(account: "alice", at: Self.time(3_000)).first?.state == .gracePeriod)
+        #expect(try await ledger.transaction(id: "t1")?.0.appAccountToken == bought.appAccountToken)
+        await store.close()
     }
 
     /// SQLite syncs a commit when it changes what the ledger knows: a batch with a new transaction commits FULL

@@ -192,6 +192,10 @@ struct LedgerRouteTests {
         }
         func transaction(id: String) async throws(LedgerError) -> (LedgerTransaction, owner: String?)? { nil }
         func transactions(ownedBy account: String) async throws(LedgerError) -> [LedgerTransaction] { [] }
+        func renewals(ownedBy account: String) async throws(LedgerError) -> [LedgerRenewal] { [] }
+        func subscriptions(originalTransactionIDs: [String]) async throws(LedgerError) -> LedgerSubscriptions {
+            throw LedgerError(.unavailable, "gone")
+        }
         func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry] { [] }
         func close() async {}
     }

@@ -142,6 +142,8 @@ final class GatedDecider: ReceiptDecider {
 
     var policy: ReceiptPolicy { inner.policy }
 
+    var jwsVerifier: ReceiptVerifier { inner.verifier }
+
     func verify(_ receiptData: [UInt8], request: FallbackRequest) async -> AttributedVerdict {
         await withCheckedContinuation { continuation in
             let resumeNow = state.withLock { state in

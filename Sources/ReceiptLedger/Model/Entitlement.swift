@@ -5,6 +5,10 @@ public struct Entitlement: Sendable, Hashable {
     /// The state of an entitlement at the instant asked.
     public enum State: String, Sendable, Hashable {
         case active
+        /// Expired, but Apple is retrying the payment and the customer keeps access until the grace period ends.
+        case gracePeriod = "grace_period"
+        /// Expired, and Apple is retrying the payment (no grace period, or it ended).
+        case billingRetry = "billing_retry"
         case expired
         case revoked
     }
@@ -16,6 +20,11 @@ public struct Entitlement: Sendable, Hashable {
     public var state: State
     /// The latest known expiry, for subscriptions.
     public var expiresDate: ReceiptDate?
+    /// Auto-renewable subscriptions with verified renewal info: whether it renews (1) or not (0), and into what.
+    public var autoRenewStatus: Int64?
+    public var autoRenewProductID: String?
+    /// The end of the grace period, while one applies.
+    public var gracePeriodExpiresDate: ReceiptDate?
 
     public init(
         productID: String, originalTransactionID: String, kind: ProductKind, state: State, expiresDate: ReceiptDate?

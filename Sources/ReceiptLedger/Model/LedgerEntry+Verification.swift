@@ -2,7 +2,7 @@ import BER
 import ReceiptCrypto
 public import ReceiptModel
 public import ReceiptRemote
-import ReceiptVerification
+public import ReceiptVerification
 
 extension LedgerEntry {
     /// The entry for one verification: the audit facts, and the transactions of the receipt when the verdict
@@ -63,6 +63,59 @@ extension LedgerEntry {
     }
 }
 
+extension LedgerEntry {
+    /// The entry for one JWS verification (a StoreKit 2 signed transaction or renewal info, or a V2 notification):
+    /// the audit facts, and when the verdict is `valid` the transaction, the renewal info and the notification's
+    /// record (from the notification's own verified nested JWS).
+    /// - Parameter received: the JWS text as received; its SHA-256 is the audit entry's digest.
+    public init(
+        jws verdict: JWSVerdict, received: [UInt8], endpoint: String, account: String?, time: ReceiptDate,
+        catalogue: ProductCatalogue, onConflict: ConflictPolicy
+    ) {
+        var transactions: [LedgerTransaction] = []
+        var renewals: [LedgerRenewal] = []
+        var notification: LedgerNotification?
+        if verdict.isValid {
+            let recorder = TransactionRecorder(time: time, catalogue: catalogue)
+            switch verdict.payload {
+            case .transaction(let jws)?:
+                transactions = recorder.transaction(jws, source: .storeKit).map { [$0] } ?? []
+            case .renewalInfo(let jws)?:
+                renewals = recorder.renewal(jws).map { [$0] } ?? []
+            case .notification(let payload)?:
+                transactions = verdict.verifiedTransaction.flatMap { recorder.transaction($0, source: .notification) }
+                    .map { [$0] } ?? []
+                renewals = verdict.verifiedRenewalInfo.flatMap { recorder.renewal($0) }.map { [$0] } ?? []
+                notification = Self.notification(payload, received: time, about: transactions.first, renewals.first)
+            case .appTransaction?, nil:
+                break
+            }
+        }
+        self.init(
+            time: time, endpoint: endpoint,
+            receiptSHA256: Hex.encode((try? DigestAlgorithm.sha256.hash(received[...])) ?? []),
+            verdict: verdict.outcome, reason: verdict.reason?.code.description, decidedBy: "local", account: account,
+            transactions: transactions, onConflict: onConflict)
+        self.renewals = renewals
+        self.notification = notification
+    }
+
+    /// A V2 notification's record: its `notificationUUID` (when it is one the stores can key on) and what it was.
+    static func notification(
+        _ payload: NotificationV2, received: ReceiptDate, about transaction: LedgerTransaction?,
+        _ renewal: LedgerRenewal?
+    ) -> LedgerNotification? {
+        guard let id = payload.notificationUUID, !id.isEmpty, id.utf8.count <= LedgerNotification.maximumIDLength,
+            TransactionRecorder.storable(id)
+        else { return nil }
+        let text = { (value: String?) in value.flatMap { TransactionRecorder.storable($0) ? $0 : nil } }
+        return LedgerNotification(
+            id: id, version: "2", notificationType: text(payload.notificationType) ?? "", subtype: text(payload.subtype),
+            signedDate: payload.signedDate, received: received,
+            originalTransactionID: transaction?.originalTransactionID ?? renewal?.originalTransactionID)
+    }
+}
+
 /// Turns a verified receipt's purchase records into ledger transactions seen at one instant.
 struct TransactionRecorder {
     let time: ReceiptDate
@@ -102,6 +155,32 @@ struct TransactionRecorder {
                 expires: info.expiresDate, cancellation: info.cancellationDate,
                 webOrder: info.json.text("web_order_line_item_id"), source: .appleVerifyReceipt)
         }
+    }
+
+    /// A verified StoreKit 2 transaction (on its own or nested in a notification).
+    func transaction(_ jws: JWSTransaction, source: LedgerSource) -> LedgerTransaction? {
+        var transaction = make(
+            id: jws.transactionID, original: jws.originalTransactionID, product: jws.productID,
+            reported: ProductKind(jwsType: jws.type), bundleID: jws.bundleID ?? "", environment: jws.environment ?? "",
+            purchase: jws.purchaseDate, expires: jws.expiresDate, cancellation: jws.revocationDate,
+            webOrder: jws.webOrderLineItemID, source: source)
+        transaction?.appAccountToken = jws.appAccountToken.flatMap { Self.storable($0) && $0.utf8.count <= 256 ? $0 : nil }
+        return transaction
+    }
+
+    /// A verified StoreKit 2 renewal info, ordered by its signed date; `nil` without an original transaction id or
+    /// a signed date.
+    func renewal(_ jws: JWSRenewalInfo) -> LedgerRenewal? {
+        guard let original = jws.originalTransactionID, Self.storable(original), !original.isEmpty,
+            let signed = jws.signedDate
+        else { return nil }
+        let text = { (value: String?) in value.flatMap { Self.storable($0) ? $0 : nil } }
+        return LedgerRenewal(
+            originalTransactionID: original, productID: text(jws.productID),
+            autoRenewProductID: text(jws.autoRenewProductID), autoRenewStatus: jws.autoRenewStatus,
+            isInBillingRetryPeriod: jws.isInBillingRetryPeriod, gracePeriodExpiresDate: jws.gracePeriodExpiresDate,
+            expirationIntent: jws.expirationIntent, renewalDate: jws.renewalDate,
+            environment: text(jws.environment) ?? "", signedDate: signed, updated: time)
     }
 
     private func make(

@@ -22,6 +22,10 @@ public struct LedgerEntry: Sendable {
     public var account: String?
     /// The receipt's transactions, each with `firstSeen` and `lastSeen` equal to ``time``.
     public var transactions: [LedgerTransaction]
+    /// Verified renewal infos (StoreKit 2 JWS), applied by their signed dates.
+    public var renewals: [LedgerRenewal] = []
+    /// The notification this entry records, when it is one: a second entry with the same id changes nothing.
+    public var notification: LedgerNotification?
     public var onConflict: ConflictPolicy
 
     public init(

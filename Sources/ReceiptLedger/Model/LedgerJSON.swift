@@ -75,6 +75,7 @@ public enum LedgerJSON {
         milliseconds("expires_date_ms", transaction.expiresDate, to: &writer)
         milliseconds("cancellation_date_ms", transaction.cancellationDate, to: &writer)
         optional("web_order_line_item_id", transaction.webOrderLineItemID, to: &writer)
+        optional("app_account_token", transaction.appAccountToken, to: &writer)
         writer.field("source", transaction.source.rawValue)
         writer.field("first_seen", transaction.firstSeen.description)
         writer.field("last_seen", transaction.lastSeen.description)
@@ -84,7 +85,8 @@ public enum LedgerJSON {
     }
 
     /// `GET /v1/entitlements`: `{"account","at","entitlements":[{"product_id","original_transaction_id",
-    /// "kind","state"[,"expires_date_ms"]},…]}`.
+    /// "kind","state"[,"expires_date_ms"][,"grace_period_expires_date_ms"][,"auto_renew_status",
+    /// "auto_renew_product_id"]},…]}`.
     public static func entitlements(_ entitlements: [Entitlement], account: String, at instant: ReceiptDate) -> [UInt8]
     {
         var writer = JSONWriter(capacity: 256 + 160 * entitlements.count)
@@ -102,6 +104,11 @@ public enum LedgerJSON {
             if let expiry = entitlement.expiresDate {
                 writer.field("expires_date_ms", String(expiry.millisecondsSince1970))
             }
+            if let end = entitlement.gracePeriodExpiresDate {
+                writer.field("grace_period_expires_date_ms", String(end.millisecondsSince1970))
+            }
+            if let status = entitlement.autoRenewStatus { writer.field("auto_renew_status", status) }
+            optional("auto_renew_product_id", entitlement.autoRenewProductID, to: &writer)
             writer.endObject()
         }
         writer.endArray()

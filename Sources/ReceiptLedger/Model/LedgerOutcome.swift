@@ -10,11 +10,17 @@ public struct LedgerOutcome: Sendable, Hashable {
     /// `true` when ``ConflictPolicy/reject`` refused the verification for its conflicts (nothing was recorded
     /// but the audit entry).
     public var isRejected: Bool
+    /// `true` when the entry is a notification the ledger had already recorded: nothing of it was applied again.
+    public var isDuplicateNotification = false
+    /// Renewal infos not applied because the ledger held one Apple signed later.
+    public var staleRenewals = 0
 
     public init(
         newTransactionIDs: [String] = [], knownTransactionIDs: [String] = [], conflicts: [LedgerConflict] = [],
-        isRejected: Bool = false
+        isRejected: Bool = false, isDuplicateNotification: Bool = false, staleRenewals: Int = 0
     ) {
+        self.isDuplicateNotification = isDuplicateNotification
+        self.staleRenewals = staleRenewals
         self.newTransactionIDs = newTransactionIDs
         self.knownTransactionIDs = knownTransactionIDs
         self.conflicts = conflicts

@@ -10,5 +10,10 @@ public struct LedgerSource: RawRepresentable, Sendable, Hashable, CustomStringCo
     /// Apple's verifyReceipt answer, when the remote fallback decided.
     public static let appleVerifyReceipt = LedgerSource(rawValue: "apple_verify_receipt")
 
+    /// A StoreKit 2 signed transaction verified locally.
+    public static let storeKit = LedgerSource(rawValue: "storekit_jws")
+    /// A transaction nested in an App Store Server Notification V2, verified locally.
+    public static let notification = LedgerSource(rawValue: "notification_v2")
+
     public var description: String { rawValue }
 }

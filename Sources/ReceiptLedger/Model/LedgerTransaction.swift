@@ -15,6 +15,8 @@ public struct LedgerTransaction: Sendable, Hashable {
     public var cancellationDate: ReceiptDate?
     public var webOrderLineItemID: String?
     public var source: LedgerSource
+    /// The UUID the app set on a StoreKit 2 purchase to name its own account (JWS `appAccountToken`), when known.
+    public var appAccountToken: String?
     public var firstSeen: ReceiptDate
     public var lastSeen: ReceiptDate
 
@@ -51,6 +53,7 @@ public struct LedgerTransaction: Sendable, Hashable {
             merged.expiresDate = expiry
         }
         if merged.webOrderLineItemID == nil { merged.webOrderLineItemID = seen.webOrderLineItemID }
+        if merged.appAccountToken == nil { merged.appAccountToken = seen.appAccountToken }
         return merged
     }
 
@@ -58,6 +61,7 @@ public struct LedgerTransaction: Sendable, Hashable {
     func addsFacts(to held: LedgerTransaction) -> Bool {
         (held.cancellationDate == nil && cancellationDate != nil) || (held.kind == .unknown && kind != .unknown)
             || (held.webOrderLineItemID == nil && webOrderLineItemID != nil)
+            || (held.appAccountToken == nil && appAccountToken != nil)
             || (expiresDate.map { expiry in held.expiresDate.map { expiry > $0 } ?? true } ?? false)
     }
 }

@@ -19,4 +19,16 @@ public enum ProductKind: String, Sendable, Hashable, CaseIterable {
         default: self = .unknown
         }
     }
+
+    /// A StoreKit 2 transaction's `type`: `Consumable`, `Non-Consumable`, `Auto-Renewable Subscription`,
+    /// `Non-Renewing Subscription`.
+    public init(jwsType type: String?) {
+        switch type {
+        case "Consumable": self = .consumable
+        case "Non-Consumable": self = .nonConsumable
+        case "Auto-Renewable Subscription": self = .autoRenewable
+        case "Non-Renewing Subscription": self = .nonRenewing
+        default: self = .unknown
+        }
+    }
 }

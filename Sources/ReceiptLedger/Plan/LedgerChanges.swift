@@ -20,6 +20,12 @@ public struct LedgerChanges: Sendable {
     public var touchTime: ReceiptDate?
     /// New owners (a bound original transaction id is never rebound).
     public var bindings: [Binding] = []
+    /// Renewal states to write (insert or replace), each newer by `signedDate` than what was held.
+    public var renewals: [LedgerRenewal] = []
+    /// Notifications seen for the first time.
+    public var notifications: [LedgerNotification] = []
+    /// App account tokens of transactions (transaction id → token), written once.
+    public var accountTokens: [(transactionID: String, token: String)] = []
     /// One entry per verification, in order.
     public var audits: [AuditEntry] = []
 
@@ -27,8 +33,10 @@ public struct LedgerChanges: Sendable {
 
     /// Whether the batch changes what the ledger knows (new transactions, changed facts, new owners), as opposed
     /// to only recording that known transactions were seen again and appending audit entries.
-    public var changesFacts: Bool { !inserts.isEmpty || !updates.isEmpty || !bindings.isEmpty }
+    public var changesFacts: Bool {
+        !inserts.isEmpty || !updates.isEmpty || !bindings.isEmpty || !renewals.isEmpty || !notifications.isEmpty
+    }
 
     /// Whether the batch writes nothing but audit entries.
-    public var onlyAudits: Bool { inserts.isEmpty && updates.isEmpty && touched.isEmpty && bindings.isEmpty }
+    public var onlyAudits: Bool { !changesFacts && touched.isEmpty }
 }

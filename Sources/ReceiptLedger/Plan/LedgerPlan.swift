@@ -18,8 +18,14 @@ public enum LedgerPlan {
                 transactionIDs.insert(transaction.transactionID)
                 originals.insert(transaction.originalTransactionID)
             }
+            for renewal in entry.renewals { originals.insert(renewal.originalTransactionID) }
         }
         return (transactionIDs.sorted(), originals.sorted())
+    }
+
+    /// The notification ids a batch records: a store reads which it already holds.
+    public static func notificationIDs(of entries: [LedgerEntry]) -> [String] {
+        Set(entries.compactMap { $0.verdict == .valid ? $0.notification?.id : nil }).sorted()
     }
 
     /// Decides a batch.
@@ -34,6 +40,16 @@ public enum LedgerPlan {
         outcomes.reserveCapacity(entries.count)
 
         for entry in entries {
+            if entry.verdict == .valid, let notification = entry.notification {
+                // A retry of a notification already recorded (this batch included) changes nothing.
+                guard state.notificationIDs.insert(notification.id).inserted else {
+                    let outcome = LedgerOutcome(isDuplicateNotification: true)
+                    changes.audits.append(audit(entry, outcome, verdict: entry.verdict.rawValue, reason: duplicateCode))
+                    outcomes.append(outcome)
+                    continue
+                }
+                changes.notifications.append(notification)
+            }
             let transactions = entry.verdict == .valid ? unique(entry.transactions) : []
             let conflicts = conflicts(of: transactions, account: entry.account, owners: state.owners)
             if !conflicts.isEmpty && entry.onConflict == .reject {
@@ -61,10 +77,14 @@ public enum LedgerPlan {
                     state.transactions[id] = transaction
                     inserted[id] = changes.inserts.count
                     changes.inserts.append(transaction)
+                    if let token = transaction.appAccountToken { changes.accountTokens.append((id, token)) }
                     outcome.newTransactionIDs.append(id)
                     continue
                 }
                 outcome.knownTransactionIDs.append(id)
+                if let token = transaction.appAccountToken, held.appAccountToken == nil, inserted[id] == nil {
+                    changes.accountTokens.append((id, token))
+                }
                 // Seen again with nothing new (the common case: a receipt verified again): only its last-seen
                 // time moves, by the batch's one touch; no copy of the record is made.
                 if inserted[id] == nil, updated[id] == nil, !transaction.addsFacts(to: held) {
@@ -83,6 +103,18 @@ public enum LedgerPlan {
                     touched.remove(id)
                 }
             }
+            if entry.verdict == .valid {
+                for renewal in entry.renewals {
+                    let original = renewal.originalTransactionID
+                    if let held = state.renewals[original], held.signedDate >= renewal.signedDate {
+                        outcome.staleRenewals += 1
+                        continue
+                    }
+                    state.renewals[original] = renewal
+                    changes.renewals.removeAll { $0.originalTransactionID == original }
+                    changes.renewals.append(renewal)
+                }
+            }
             changes.touchTime = max(changes.touchTime ?? entry.time, entry.time)
             changes.audits.append(audit(entry, outcome, verdict: entry.verdict.rawValue, reason: entry.reason))
             outcomes.append(outcome)
@@ -90,6 +122,9 @@ public enum LedgerPlan {
         changes.touched = touched.sorted()
         return (changes, outcomes)
     }
+
+    /// The audit reason of a notification recorded before.
+    public static let duplicateCode = "notification.duplicate"
 
     /// The reason code of a verification refused for its conflicts.
     public static var conflictCode: String { Reason.Code.ledgerConflict.description }

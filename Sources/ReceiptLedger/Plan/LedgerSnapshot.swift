@@ -4,6 +4,10 @@ public struct LedgerSnapshot: Sendable {
     public var transactions: [String: LedgerTransaction]
     /// Original transaction id → the account it is bound to.
     public var owners: [String: String]
+    /// Original transaction id → the renewal state held for it.
+    public var renewals: [String: LedgerRenewal] = [:]
+    /// The notification ids among the batch's that the ledger already holds.
+    public var notificationIDs: Set<String> = []
 
     public init(transactions: [String: LedgerTransaction] = [:], owners: [String: String] = [:]) {
         self.transactions = transactions

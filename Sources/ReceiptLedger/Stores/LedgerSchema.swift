@@ -8,13 +8,18 @@
 /// - `ledger_owners`: one row per original transaction id (primary key: one owner, never rebound).
 /// - `ledger_audit`: the append-only trail; triggers refuse every update and delete (and, on PostgreSQL,
 ///   truncation).
+/// Version 2 (StoreKit 2 and App Store Server Notifications):
+/// - `ledger_renewals`: one row per original transaction id, the latest verified renewal info by `signed_date_ms`.
+/// - `ledger_notifications`: one row per notification id (primary key: a retry is recorded once), V1's unsigned
+///   members kept as unverified hints.
+/// - `ledger_account_tokens`: a transaction's `appAccountToken`, written once.
 /// Dates are milliseconds since 1970 (UTC), as Apple writes them.
 enum LedgerSchema {
     enum Dialect { case sqlite, postgres }
 
     /// The migrations, oldest first; index + 1 is the version.
     static func migrations(_ dialect: Dialect) -> [[String]] {
-        [version1(dialect)]
+        [version1(dialect), version2(dialect)]
     }
 
     static var latestVersion: Int { migrations(.sqlite).count }
@@ -99,6 +104,50 @@ enum LedgerSchema {
         }
         return statements
     }
+
+    private static func version2(_ dialect: Dialect) -> [String] {
+        let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+        return [
+            """
+            CREATE TABLE ledger_renewals (
+                original_transaction_id TEXT PRIMARY KEY NOT NULL,
+                product_id TEXT,
+                auto_renew_product_id TEXT,
+                auto_renew_status \(integer),
+                in_billing_retry \(integer),
+                grace_period_expires_ms \(integer),
+                expiration_intent \(integer),
+                renewal_date_ms \(integer),
+                environment TEXT NOT NULL,
+                signed_date_ms \(integer) NOT NULL,
+                updated_ms \(integer) NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE ledger_notifications (
+                notification_id TEXT PRIMARY KEY NOT NULL,
+                version TEXT NOT NULL,
+                notification_type TEXT NOT NULL,
+                subtype TEXT,
+                signed_date_ms \(integer),
+                received_ms \(integer) NOT NULL,
+                original_transaction_id TEXT,
+                unverified_hints TEXT
+            )
+            """,
+            """
+            CREATE TABLE ledger_account_tokens (
+                transaction_id TEXT PRIMARY KEY NOT NULL,
+                app_account_token TEXT NOT NULL
+            )
+            """,
+        ]
+    }
+
+    /// The columns of `ledger_renewals`, in the order stores read and write them.
+    static let renewalColumns =
+        "original_transaction_id, product_id, auto_renew_product_id, auto_renew_status, in_billing_retry, "
+        + "grace_period_expires_ms, expiration_intent, renewal_date_ms, environment, signed_date_ms, updated_ms"
 
     /// The table of applied versions, created before anything else.
     static func versionTable(_ dialect: Dialect) -> String {

@@ -127,7 +127,8 @@ public final class PostgresLedgerStore: LedgerStore {
                 try await leased.withTransaction(logger: logger) { connection in
                     try await connection.query("SELECT pg_advisory_xact_lock(\(Self.writerLockKey))", logger: logger)
                     let keys = LedgerPlan.keys(of: entries)
-                    let snapshot = try await Self.snapshot(connection, keys, logger: logger)
+                    let snapshot = try await Self.snapshot(
+                        connection, keys, notificationIDs: LedgerPlan.notificationIDs(of: entries), logger: logger)
                     let (changes, outcomes) = LedgerPlan.decide(entries, snapshot: snapshot)
                     try await Self.apply(changes, connection, logger: logger)
                     return outcomes
@@ -142,7 +143,7 @@ public final class PostgresLedgerStore: LedgerStore {
 
     private static func snapshot(
         _ connection: PostgresConnection, _ keys: (transactionIDs: [String], originalTransactionIDs: [String]),
-        logger: Logger
+        notificationIDs: [String], logger: Logger
     ) async throws -> LedgerSnapshot {
         var snapshot = LedgerSnapshot()
         if !keys.transactionIDs.isEmpty {
@@ -162,6 +163,15 @@ public final class PostgresLedgerStore: LedgerStore {
             for try await (original, account) in rows.decode((String, String).self) {
                 snapshot.owners[original] = account
             }
+            for renewal in try await renewals(connection, originalTransactionIDs: keys.originalTransactionIDs, logger: logger) {
+                snapshot.renewals[renewal.originalTransactionID] = renewal
+            }
+        }
+        if !notificationIDs.isEmpty {
+            let rows = try await connection.query(
+                "SELECT notification_id FROM ledger_notifications WHERE notification_id = ANY(\(notificationIDs))",
+                logger: logger)
+            for try await id in rows.decode(String.self) { snapshot.notificationIDs.insert(id) }
         }
         return snapshot
     }
@@ -197,6 +207,32 @@ public final class PostgresLedgerStore: LedgerStore {
         if !changes.bindings.isEmpty {
             try await connection.query(
                 "INSERT INTO ledger_owners (original_transaction_id, account, bound_ms) SELECT * FROM unnest(\(changes.bindings.map(\.originalTransactionID))::text[], \(changes.bindings.map(\.account))::text[], \(changes.bindings.map(\.time.millisecondsSince1970))::bigint[])",
+                logger: logger)
+        }
+        if !changes.renewals.isEmpty {
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "INSERT INTO ledger_renewals (\(LedgerSchema.renewalColumns)) SELECT * FROM "
+                        + "jsonb_to_recordset($1::jsonb) AS x(original_transaction_id text, product_id text, "
+                        + "auto_renew_product_id text, auto_renew_status bigint, in_billing_retry bigint, "
+                        + "grace_period_expires_ms bigint, expiration_intent bigint, renewal_date_ms bigint, "
+                        + "environment text, signed_date_ms bigint, updated_ms bigint) "
+                        + "ON CONFLICT (original_transaction_id) DO UPDATE SET product_id = EXCLUDED.product_id, "
+                        + "auto_renew_product_id = EXCLUDED.auto_renew_product_id, auto_renew_status = "
+                        + "EXCLUDED.auto_renew_status, in_billing_retry = EXCLUDED.in_billing_retry, "
+                        + "grace_period_expires_ms = EXCLUDED.grace_period_expires_ms, expiration_intent = "
+                        + "EXCLUDED.expiration_intent, renewal_date_ms = EXCLUDED.renewal_date_ms, environment = "
+                        + "EXCLUDED.environment, signed_date_ms = EXCLUDED.signed_date_ms, updated_ms = EXCLUDED.updated_ms",
+                    binds: binds(records(changes.renewals))), logger: logger)
+        }
+        for notification in changes.notifications {
+            try await connection.query(
+                "INSERT INTO ledger_notifications (notification_id, version, notification_type, subtype, signed_date_ms, received_ms, original_transaction_id, unverified_hints) VALUES (\(notification.id), \(notification.version), \(notification.notificationType), \(notification.subtype), \(notification.signedDate?.millisecondsSince1970), \(notification.received.millisecondsSince1970), \(notification.originalTransactionID), \(notification.unverifiedHints))",
+                logger: logger)
+        }
+        if !changes.accountTokens.isEmpty {
+            try await connection.query(
+                "INSERT INTO ledger_account_tokens (transaction_id, app_account_token) SELECT * FROM unnest(\(changes.accountTokens.map(\.transactionID))::text[], \(changes.accountTokens.map(\.token))::text[]) ON CONFLICT (transaction_id) DO NOTHING",
                 logger: logger)
         }
         if !changes.audits.isEmpty {
@@ -277,6 +313,54 @@ public final class PostgresLedgerStore: LedgerStore {
         return writer.string
     }
 
+    /// Renewal states as a JSON array of records, for `jsonb_to_recordset`.
+    private static func records(_ renewals: [LedgerRenewal]) -> String {
+        var writer = JSONWriter(capacity: 64 + 300 * renewals.count)
+        writer.beginArray()
+        for renewal in renewals {
+            writer.beginObject()
+            writer.field("original_transaction_id", renewal.originalTransactionID)
+            if let value = renewal.productID { writer.field("product_id", value) }
+            if let value = renewal.autoRenewProductID { writer.field("auto_renew_product_id", value) }
+            number("auto_renew_status", renewal.autoRenewStatus, to: &writer)
+            number("in_billing_retry", renewal.isInBillingRetryPeriod.map { $0 ? 1 : 0 }, to: &writer)
+            number("grace_period_expires_ms", renewal.gracePeriodExpiresDate?.millisecondsSince1970, to: &writer)
+            number("expiration_intent", renewal.expirationIntent, to: &writer)
+            number("renewal_date_ms", renewal.renewalDate?.millisecondsSince1970, to: &writer)
+            writer.field("environment", renewal.environment)
+            writer.field("signed_date_ms", renewal.signedDate.millisecondsSince1970)
+            writer.field("updated_ms", renewal.updated.millisecondsSince1970)
+            writer.endObject()
+        }
+        writer.endArray()
+        return writer.string
+    }
+
+    typealias RenewalRow = (String, String?, String?, Int64?, Int64?, Int64?, Int64?, Int64?, String, Int64, Int64)
+
+    private static func renewal(_ row: RenewalRow) -> LedgerRenewal {
+        LedgerRenewal(
+            originalTransactionID: row.0, productID: row.1, autoRenewProductID: row.2, autoRenewStatus: row.3,
+            isInBillingRetryPeriod: row.4.map { $0 != 0 }, gracePeriodExpiresDate: date(row.5),
+            expirationIntent: row.6, renewalDate: date(row.7), environment: row.8,
+            signedDate: ReceiptDate(clampingMillisecondsSince1970: row.9),
+            updated: ReceiptDate(clampingMillisecondsSince1970: row.10))
+    }
+
+    /// The renewal states held for `originalTransactionIDs`.
+    private static func renewals(
+        _ connection: PostgresConnection, originalTransactionIDs: [String], logger: Logger
+    ) async throws -> [LedgerRenewal] {
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: "SELECT \(LedgerSchema.renewalColumns) FROM ledger_renewals "
+                    + "WHERE original_transaction_id = ANY($1) ORDER BY original_transaction_id",
+                binds: binds(originalTransactionIDs)), logger: logger)
+        var renewals: [LedgerRenewal] = []
+        for try await row in rows.decode(RenewalRow.self) { renewals.append(renewal(row)) }
+        return renewals
+    }
+
     private static func number(_ name: String, _ value: Int64?, to writer: inout JSONWriter) {
         if let value { writer.field(name, value) }
     }
@@ -310,6 +394,12 @@ public final class PostgresLedgerStore: LedgerStore {
                     (row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12))
                 found = (transaction, row.13)
             }
+            if var (transaction, owner) = found {
+                let tokens = try await connection.query(
+                    "SELECT app_account_token FROM ledger_account_tokens WHERE transaction_id = \(id)", logger: logger)
+                for try await token in tokens.decode(String.self) { transaction.appAccountToken = token }
+                found = (transaction, owner)
+            }
             return found
         }
     }
@@ -325,6 +415,38 @@ public final class PostgresLedgerStore: LedgerStore {
             var transactions: [LedgerTransaction] = []
             for try await row in rows.decode(TransactionRow.self) { transactions.append(Self.transaction(row)) }
             return transactions
+        }
+    }
+
+    public func renewals(ownedBy account: String) async throws(LedgerError) -> [LedgerRenewal] {
+        let logger = logger
+        return try await read { connection in
+            let rows = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT \(LedgerSchema.renewalColumns) FROM ledger_renewals WHERE "
+                        + "original_transaction_id IN (SELECT original_transaction_id FROM ledger_owners WHERE "
+                        + "account = $1) ORDER BY original_transaction_id", binds: Self.binds(account)), logger: logger)
+            var renewals: [LedgerRenewal] = []
+            for try await row in rows.decode(RenewalRow.self) { renewals.append(Self.renewal(row)) }
+            return renewals
+        }
+    }
+
+    public func subscriptions(originalTransactionIDs: [String]) async throws(LedgerError) -> LedgerSubscriptions {
+        guard !originalTransactionIDs.isEmpty else { return LedgerSubscriptions() }
+        let logger = logger
+        return try await read { connection in
+            let rows = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE "
+                        + "original_transaction_id = ANY($1) ORDER BY transaction_id",
+                    binds: Self.binds(originalTransactionIDs)), logger: logger)
+            var transactions: [LedgerTransaction] = []
+            for try await row in rows.decode(TransactionRow.self) { transactions.append(Self.transaction(row)) }
+            return LedgerSubscriptions(
+                transactions: transactions,
+                renewals: try await Self.renewals(
+                    connection, originalTransactionIDs: originalTransactionIDs, logger: logger))
         }
     }
 

@@ -100,7 +100,8 @@ public final class SQLiteLedgerStore: LedgerStore {
                     var outcomes: [LedgerOutcome]?
                     var needsFull = syncEveryCommit
                     try db.inTransaction(.immediate) {
-                        let snapshot = try Self.snapshot(db, LedgerPlan.keys(of: entries))
+                        let snapshot = try Self.snapshot(
+                            db, LedgerPlan.keys(of: entries), notificationIDs: LedgerPlan.notificationIDs(of: entries))
                         let (changes, decided) = LedgerPlan.decide(entries, snapshot: snapshot)
                         needsFull = needsFull || changes.changesFacts
                         if needsFull && !full { return .rollback }
@@ -120,9 +121,9 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
-    private static func snapshot(_ db: Database, _ keys: (transactionIDs: [String], originalTransactionIDs: [String]))
-        throws -> LedgerSnapshot
-    {
+    private static func snapshot(
+        _ db: Database, _ keys: (transactionIDs: [String], originalTransactionIDs: [String]), notificationIDs: [String]
+    ) throws -> LedgerSnapshot {
         var snapshot = LedgerSnapshot()
         if !keys.transactionIDs.isEmpty {
             let rows = try Row.fetchCursor(
@@ -144,6 +145,17 @@ public final class SQLiteLedgerStore: LedgerStore {
             while let row = try rows.next() {
                 snapshot.owners[row[0]] = row[1] as String
             }
+            for renewal in try renewals(db, originalTransactionIDs: keys.originalTransactionIDs) {
+                snapshot.renewals[renewal.originalTransactionID] = renewal
+            }
+        }
+        if !notificationIDs.isEmpty {
+            let held = try String.fetchAll(
+                db.cachedStatement(
+                    sql: "SELECT notification_id FROM ledger_notifications "
+                        + "WHERE notification_id IN (SELECT value FROM json_each(?))"),
+                arguments: [LedgerJSON.column(ids: notificationIDs)])
+            snapshot.notificationIDs = Set(held)
         }
         return snapshot
     }
@@ -182,6 +194,38 @@ public final class SQLiteLedgerStore: LedgerStore {
                 ])
             }
         }
+        if !changes.renewals.isEmpty {
+            let upsert = try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO ledger_renewals (\(LedgerSchema.renewalColumns)) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            for renewal in changes.renewals {
+                try upsert.execute(arguments: [
+                    renewal.originalTransactionID, renewal.productID, renewal.autoRenewProductID,
+                    renewal.autoRenewStatus, renewal.isInBillingRetryPeriod.map { $0 ? 1 : 0 },
+                    renewal.gracePeriodExpiresDate?.millisecondsSince1970, renewal.expirationIntent,
+                    renewal.renewalDate?.millisecondsSince1970, renewal.environment,
+                    renewal.signedDate.millisecondsSince1970, renewal.updated.millisecondsSince1970,
+                ])
+            }
+        }
+        if !changes.notifications.isEmpty {
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO ledger_notifications (notification_id, version, notification_type, subtype, "
+                    + "signed_date_ms, received_ms, original_transaction_id, unverified_hints) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+            for notification in changes.notifications {
+                try insert.execute(arguments: [
+                    notification.id, notification.version, notification.notificationType, notification.subtype,
+                    notification.signedDate?.millisecondsSince1970, notification.received.millisecondsSince1970,
+                    notification.originalTransactionID, notification.unverifiedHints,
+                ])
+            }
+        }
+        if !changes.accountTokens.isEmpty {
+            let insert = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO ledger_account_tokens (transaction_id, app_account_token) VALUES (?, ?)")
+            for (id, token) in changes.accountTokens { try insert.execute(arguments: [id, token]) }
+        }
         let audit = try db.cachedStatement(
             sql: "INSERT INTO ledger_audit (time_ms, endpoint, receipt_sha256, verdict, reason, decided_by, account, "
                 + "new_transaction_ids, conflicts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
@@ -216,6 +260,29 @@ public final class SQLiteLedgerStore: LedgerStore {
             lastSeen: date(row[12]) ?? ReceiptDate(clampingMillisecondsSince1970: 0))
     }
 
+    /// The renewal states held for `originalTransactionIDs`.
+    private static func renewals(_ db: Database, originalTransactionIDs: [String]) throws -> [LedgerRenewal] {
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: "SELECT \(LedgerSchema.renewalColumns) FROM ledger_renewals "
+                    + "WHERE original_transaction_id IN (SELECT value FROM json_each(?))"),
+            arguments: [LedgerJSON.column(ids: originalTransactionIDs)])
+        var renewals: [LedgerRenewal] = []
+        while let row = try rows.next() { renewals.append(renewal(row)) }
+        return renewals
+    }
+
+    /// A `ledger_renewals` row, columns in ``LedgerSchema/renewalColumns`` order.
+    private static func renewal(_ row: Row) -> LedgerRenewal {
+        let retry: Int64? = row[4]
+        return LedgerRenewal(
+            originalTransactionID: row[0], productID: row[1], autoRenewProductID: row[2], autoRenewStatus: row[3],
+            isInBillingRetryPeriod: retry.map { $0 != 0 }, gracePeriodExpiresDate: date(row[5]),
+            expirationIntent: row[6], renewalDate: date(row[7]), environment: row[8],
+            signedDate: ReceiptDate(clampingMillisecondsSince1970: row[9]),
+            updated: ReceiptDate(clampingMillisecondsSince1970: row[10]))
+    }
+
     private static func date(_ milliseconds: Int64?) -> ReceiptDate? {
         milliseconds.map { ReceiptDate(clampingMillisecondsSince1970: $0) }
     }
@@ -230,7 +297,9 @@ public final class SQLiteLedgerStore: LedgerStore {
                     sql: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE transaction_id = ?",
                     arguments: [id])
             else { return nil }
-            let transaction = try Self.transaction(row)
+            var transaction = try Self.transaction(row)
+            transaction.appAccountToken = try String.fetchOne(
+                db, sql: "SELECT app_account_token FROM ledger_account_tokens WHERE transaction_id = ?", arguments: [id])
             let owner = try String.fetchOne(
                 db, sql: "SELECT account FROM ledger_owners WHERE original_transaction_id = ?",
                 arguments: [transaction.originalTransactionID])
@@ -246,6 +315,43 @@ public final class SQLiteLedgerStore: LedgerStore {
                     + "IN (SELECT original_transaction_id FROM ledger_owners WHERE account = ?) ORDER BY transaction_id",
                 arguments: [account]
             ).map(Self.transaction)
+        }
+    }
+
+    /// Whether the ledger holds any subscription state a receipt cannot show (renewal info, notifications).
+    public func holdsSubscriptionState() async throws(LedgerError) -> Bool {
+        try await read { db in
+            try Bool.fetchOne(
+                db,
+                sql: "SELECT EXISTS (SELECT 1 FROM ledger_renewals) OR EXISTS (SELECT 1 FROM ledger_notifications) "
+                    + "OR EXISTS (SELECT 1 FROM ledger_account_tokens)") ?? true
+        }
+    }
+
+    public func renewals(ownedBy account: String) async throws(LedgerError) -> [LedgerRenewal] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT \(LedgerSchema.renewalColumns) FROM ledger_renewals WHERE original_transaction_id "
+                    + "IN (SELECT original_transaction_id FROM ledger_owners WHERE account = ?) "
+                    + "ORDER BY original_transaction_id",
+                arguments: [account]
+            ).map(Self.renewal)
+        }
+    }
+
+    public func subscriptions(originalTransactionIDs: [String]) async throws(LedgerError) -> LedgerSubscriptions {
+        guard !originalTransactionIDs.isEmpty else { return LedgerSubscriptions() }
+        return try await read { db in
+            let ids = LedgerJSON.column(ids: originalTransactionIDs)
+            let transactions = try Row.fetchAll(
+                db,
+                sql: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE original_transaction_id "
+                    + "IN (SELECT value FROM json_each(?)) ORDER BY transaction_id", arguments: [ids]
+            ).map(Self.transaction)
+            return LedgerSubscriptions(
+                transactions: transactions,
+                renewals: try Self.renewals(db, originalTransactionIDs: originalTransactionIDs))
         }
     }
 

@@ -129,7 +129,7 @@ public enum AppleReceiptJSON {
 
     /// `name`, `name_ms` and `name_pst`, or nothing when the date is absent. Dates are most of a receipt's
     /// JSON: the three members are written in one append, from one conversion to UTC.
-    static func writeDate(
+    public static func writeDate(
         _ date: ReceiptDate?, _ name: StaticString, _ milliseconds: StaticString, _ pacific: StaticString,
         to writer: inout JSONWriter
     ) {

@@ -27,6 +27,7 @@ extension ServerError: RouteRefusal {
         case .unsupportedMediaType: HTTPResponse.Status(code: 415)
         case .overloaded, .ledgerUnavailable: HTTPResponse.Status(code: 503)
         case .ledgerDisabled, .transactionNotFound: HTTPResponse.Status(code: 404)
+        case .notificationRejected: HTTPResponse.Status(code: 422)
         case .invalidConfiguration: HTTPResponse.Status(code: 500)
         default: HTTPResponse.Status(code: 400)
         }

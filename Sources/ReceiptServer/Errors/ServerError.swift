@@ -25,6 +25,8 @@ public struct ServerError: CodedError {
             case ledgerUnavailable = "ledger.unavailable"
             case ledgerDisabled = "ledger.disabled"
             case transactionNotFound = "ledger.transaction_not_found"
+            case notificationRejected = "notification.rejected"
+            case missingNotification = "notification.missing_payload"
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -59,6 +61,12 @@ public struct ServerError: CodedError {
         public static let ledgerDisabled = Code(.ledgerDisabled)
         /// `GET /v1/transactions/{id}` for an id the ledger does not hold.
         public static let transactionNotFound = Code(.transactionNotFound)
+
+        /// An App Store Server Notification that failed verification (V2: its JWS or a nested one; V1: its
+        /// `latest_receipt`), or a V1 notification the server cannot authenticate: nothing of it was applied.
+        public static let notificationRejected = Code(.notificationRejected)
+        /// A notification body with neither `signedPayload` (V2) nor `notification_type` (V1).
+        public static let missingNotification = Code(.missingNotification)
 
         /// The code as a dotted string, e.g. `server.invalid_json`.
         public var description: String { kind.rawValue }

@@ -35,13 +35,7 @@ extension ReceiptRoutes {
             entry.transactions = []
             entry.reason = entry.reason ?? "verify_receipt.status_\(answeredStatus)"
         }
-        let outcome: LedgerOutcome
-        do {
-            outcome = try await ledger.record(entry)
-        } catch {
-            context.logger.error("ledger write failed", metadata: ["error": "\(error)"])
-            throw ServerError(.ledgerUnavailable, "the ledger could not record this verification; try again")
-        }
+        guard let outcome = try await recordEntry(entry, context: context) else { return (result, nil) }
         guard outcome.isRejected else { return (result, outcome) }
         let owners = Set(outcome.conflicts.map(\.owner)).sorted().joined(separator: ", ")
         let refusal = Reason(
@@ -88,7 +82,7 @@ extension ReceiptRoutes {
     }
 
     /// A ledger read; a store that fails it is logged and answered 503 `ledger.unavailable`.
-    private func read<T>(_ context: some RequestContext, _ body: () async throws(LedgerError) -> T)
+    func read<T>(_ context: some RequestContext, _ body: () async throws(LedgerError) -> T)
         async throws(ServerError) -> T
     {
         do {
@@ -99,7 +93,7 @@ extension ReceiptRoutes {
         }
     }
 
-    private func requireLedger() throws(ServerError) -> Ledger {
+    func requireLedger() throws(ServerError) -> Ledger {
         guard let ledger else { throw ServerError(.ledgerDisabled, "this server runs without a ledger") }
         return ledger
     }

@@ -13,6 +13,8 @@ extension ReceiptRoutes {
         /// `true` when the body was the receipt's raw bytes (`application/octet-stream`).
         let isRaw: Bool
         let options: V1Options
+        /// A StoreKit 2 signed transaction (`signed_transaction`), verified instead of a receipt.
+        var signedTransaction: [UInt8]?
     }
 
     /// `POST /v1/verify`: `{"receipt_data": base64, options…}` as JSON, or the receipt's raw bytes as
@@ -27,6 +29,9 @@ extension ReceiptRoutes {
     /// adds a device check to the operator's policy.
     func verify(_ request: Request, context: some RequestContext) async throws(ServerError) -> Response {
         let call = try await readV1Call(request)
+        if let signedTransaction = call.signedTransaction {
+            return try await verifySignedTransaction(signedTransaction, options: call.options, context: context)
+        }
         // The operator's configuration wins: the same shared-secret check as /verifyReceipt (a wrong
         // password is refused here, never forwarded to Apple), and only a stricter validation time.
         guard sharedSecretAccepts(call.options.password) else {
@@ -65,6 +70,10 @@ extension ReceiptRoutes {
             return V1Call(receiptData: body, isRaw: true, options: try V1Options(query: query))
         }
         let json = try RequestJSON(parsing: body)
+        if let signedTransaction = try json.string("signed_transaction") {
+            return V1Call(
+                receiptData: [], isRaw: false, options: try V1Options(json: json), signedTransaction: signedTransaction)
+        }
         guard let receiptData = try json.string("receipt_data") else {
             throw ServerError(.missingReceiptData, "no receipt_data")
         }

@@ -36,14 +36,16 @@ extension ReceiptRoutes {
                     status: VerifyReceiptStatus.sharedSecretMismatch, context: context, request: request)
             }
             let now = configuration.clock()
-            let decided = try await decide(call.receiptData, fallbackRequest(call, endpoint: endpoint, now: now))
+            let asked = fallbackRequest(call, endpoint: endpoint, now: now)
+            let (decided, knowledge) = try await decideWithLedger(call.receiptData, asked, context: context)
             let status = VerifyReceiptStatus.status(
                 of: decided, endpoint: endpoint, acceptsAnyEnvironment: configuration.acceptsAnyEnvironment)
             let (result, outcome) = try await record(
                 decided, received: call.receiptData, endpoint: Self.path(endpoint), account: nil, now: now,
                 answeredStatus: status, context: context)
             var response = answerVerifyReceipt(
-                result, to: call, endpoint: endpoint, now: now, context: context, request: request)
+                result, to: call, endpoint: endpoint, now: now, knowledge: knowledge, context: context,
+                request: request)
             if let outcome {
                 response.headers[Self.newTransactionsHeader] = outcome.newTransactionIDs.joined(separator: ",")
             }
@@ -87,12 +89,12 @@ extension ReceiptRoutes {
     /// Apple's body.
     func answerVerifyReceipt(
         _ result: AttributedVerdict, to call: VerifyReceiptCall, endpoint: ReceiptEnvironment, now: ReceiptDate,
-        context: some RequestContext, request: Request
+        knowledge: LedgerKnowledge? = nil, context: some RequestContext, request: Request
     ) -> Response {
         let status = VerifyReceiptStatus.status(
             of: result, endpoint: endpoint, acceptsAnyEnvironment: configuration.acceptsAnyEnvironment)
         noteAnswer(status: status, result: result, request: request, context: context)
-        let body = verifyReceiptBody(result, status: status, call: call, now: now)
+        let body = verifyReceiptBody(result, status: status, call: call, now: now, knowledge: knowledge)
         return Response(
             status: .ok, headers: verifyReceiptHeaders(result, status: status),
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
@@ -115,12 +117,18 @@ extension ReceiptRoutes {
 
     /// The body for `status` (``VerifyReceiptStatus/body(of:status:)`` says which): Apple's own, the receipt
     /// in Apple's shape, or the status alone.
-    func verifyReceiptBody(_ result: AttributedVerdict, status: Int, call: VerifyReceiptCall, now: ReceiptDate)
-        -> [UInt8]
-    {
+    func verifyReceiptBody(
+        _ result: AttributedVerdict, status: Int, call: VerifyReceiptCall, now: ReceiptDate,
+        knowledge: LedgerKnowledge? = nil
+    ) -> [UInt8] {
         switch VerifyReceiptStatus.body(of: result, status: status) {
         case .apple(let body):
             return body
+        case .receipt(let receipt, let environment) where knowledge != nil:
+            return Self.verifyReceiptBody(
+                receipt, environment: environment.rawValue, requestDate: now,
+                knowledge: knowledge ?? LedgerKnowledge(newer: [], renewals: []),
+                latestReceipt: call.password != nil ? call.receiptData : nil)
         case .receipt(let receipt, let environment):
             let latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: call.excludeOldTransactions)
             return VerifyReceiptBody.valid(

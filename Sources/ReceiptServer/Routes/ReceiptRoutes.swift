@@ -62,6 +62,9 @@ public struct ReceiptRoutes: Sendable {
         receiptRoutes.post("/v1/verify") { request, context in
             try await self.verify(request, context: context)
         }
+        receiptRoutes.post("/v1/notifications/appstore") { request, context in
+            try await self.notification(request, context: context)
+        }
         receiptRoutes.get("/v1/entitlements") { request, context in
             try await self.entitlements(request, context: context)
         }

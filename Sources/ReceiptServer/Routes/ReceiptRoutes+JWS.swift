@@ -1,0 +1,75 @@
+import Hummingbird
+import Logging
+import ReceiptLedger
+import ReceiptModel
+import ReceiptRemote
+import ReceiptVerification
+
+/// `POST /v1/verify` with `{"signed_transaction": "<jws>", "account": …}`: a StoreKit 2 transaction, verified
+/// locally (Apple is never asked about a JWS) and recorded in the ledger as a receipt's transactions are.
+extension ReceiptRoutes {
+    func verifySignedTransaction(_ text: [UInt8], options: V1Options, context: some RequestContext)
+        async throws(ServerError) -> Response
+    {
+        guard sharedSecretAccepts(options.password) else {
+            throw ServerError(.sharedSecretMismatch, "password is not this server's shared secret")
+        }
+        let now = configuration.clock()
+        let time = try options.validationTime(policy: configuration.validationTime)
+        let policy = try options.policy(narrowing: decider.policy)
+        let verdict = try verifyJWS(text, validationTime: time, policy: policy, now: now)
+        var outcome: LedgerOutcome?
+        var answered = verdict
+        if let ledger {
+            let entry = LedgerEntry(
+                jws: verdict, received: text, endpoint: "/v1/verify", account: options.account, time: now,
+                catalogue: ledger.catalogue, onConflict: ledger.onConflict)
+            outcome = try await recordEntry(entry, context: context)
+            if let outcome, outcome.isRejected {
+                answered = Self.refused(verdict, conflicts: outcome.conflicts)
+            }
+        }
+        var writer = JSONWriter(capacity: 4096)
+        writer.beginObject()
+        JWSVerdictJSON.write(answered, to: &writer)
+        if let outcome {
+            writer.key("ledger")
+            LedgerJSON.write(outcome: outcome, to: &writer)
+        }
+        writer.endObject()
+        return Self.jsonResponse(.ok, body: writer.bytes)
+    }
+
+    /// Verifies a JWS in one of the in-flight slots; refuses at once when none is free.
+    func verifyJWS(_ text: [UInt8], validationTime: ValidationTime?, policy: ReceiptPolicy?, now: ReceiptDate)
+        throws(ServerError) -> JWSVerdict
+    {
+        guard limiter.tryAcquire() else {
+            throw ServerError(.overloaded, "more than \(limiter.limit) requests in flight")
+        }
+        defer { limiter.release() }
+        return decider.jwsVerifier.verifyJWS(text[...], validationTime: validationTime, policy: policy, now: now)
+    }
+
+    /// Records `entry`; a failed write withholds the answer (503), so nothing is reported that is not recorded.
+    func recordEntry(_ entry: LedgerEntry, context: some RequestContext) async throws(ServerError) -> LedgerOutcome? {
+        guard let ledger else { return nil }
+        do {
+            return try await ledger.record(entry)
+        } catch {
+            context.logger.error("ledger write failed", metadata: ["error": "\(error)"])
+            throw ServerError(.ledgerUnavailable, "the ledger could not record this verification; try again")
+        }
+    }
+
+    /// A JWS verdict the ledger refused for its conflicts (``ConflictPolicy/reject``).
+    static func refused(_ verdict: JWSVerdict, conflicts: [LedgerConflict]) -> JWSVerdict {
+        let owners = Set(conflicts.map(\.owner)).sorted().joined(separator: ", ")
+        let refusal = Reason(
+            .ledgerConflict, "the purchase belongs to another account (\(owners)); this server refuses conflicts")
+        return JWSVerdict(
+            outcome: .invalid, reasons: [refusal], jws: verdict.jws, payload: verdict.payload,
+            environment: verdict.environment, validationTime: verdict.validationTime,
+            validationInstant: verdict.validationInstant, chain: verdict.chain, nested: verdict.nested)
+    }
+}

@@ -1,0 +1,144 @@
+import Hummingbird
+import Logging
+import ReceiptLedger
+import ReceiptModel
+import ReceiptRemote
+import ReceiptVerification
+
+/// `/verifyReceipt` answered from the ledger: what verified notifications and StoreKit 2 JWS taught it about a
+/// receipt's subscriptions after the receipt was signed.
+///
+/// Which source answers:
+/// 1. The receipt is verified locally, as always; only a `valid` app receipt with auto-renewable purchases goes on.
+/// 2. The ledger is asked what it holds under the receipt's subscriptions (original transaction ids). It *knows
+///    more* when it holds a transaction the receipt does not list that expires later than the receipt's latest
+///    for that subscription, or renewal info Apple signed after the receipt was created.
+/// 3. When it knows more, the answer is local: the receipt's own entries, then the ledger's newer transactions in
+///    `latest_receipt_info` (Apple's shape), and `pending_renewal_info` from its verified renewal info. The remote
+///    fallback is not consulted (`X-Receipt-Decided-By: local`).
+/// 4. Otherwise the receipt goes the usual way: local, or Apple when the fallback's rules say so.
+/// Nothing unverified ever reaches the answer: the ledger holds transactions only from valid receipts, verified
+/// JWS and verified notifications.
+extension ReceiptRoutes {
+    /// What the ledger knows beyond a receipt.
+    struct LedgerKnowledge {
+        var newer: [LedgerTransaction]
+        var renewals: [LedgerRenewal]
+    }
+
+    /// Decides a `/verifyReceipt` request with the ledger's knowledge: locally first; when the receipt is a valid
+    /// subscription receipt and either the fallback would ask Apple (its subscriptions have lapsed) or the ledger may
+    /// hold subscription state, the ledger is read; when it knows more, the local verdict answers with it, and
+    /// Apple is asked only when it knows nothing newer.
+    func decideWithLedger(_ receiptData: [UInt8], _ asked: FallbackRequest, context: some RequestContext)
+        async throws(ServerError) -> (AttributedVerdict, LedgerKnowledge?)
+    {
+        guard let ledger else { return (try await decide(receiptData, asked), nil) }
+        var local = asked
+        local.allowsRemote = false
+        let decided = try await decide(receiptData, local)
+        let wouldAskApple = decided.trigger != nil && asked.allowsRemote
+        guard wouldAskApple || ledger.mayHoldSubscriptionState else { return (decided, nil) }
+        if let knowledge = await ledgerKnowledge(decided.verdict, ledger: ledger, context: context) {
+            return (decided, knowledge)
+        }
+        return wouldAskApple ? (try await decide(receiptData, asked), nil) : (decided, nil)
+    }
+
+    /// What the ledger knows beyond a valid subscription receipt; `nil` for any other verdict, when it knows
+    /// nothing more, or when it cannot be read (the usual path then decides, and the ledger write that follows
+    /// reports the store's state).
+    func ledgerKnowledge(_ verdict: Verdict, ledger: Ledger, context: some RequestContext) async -> LedgerKnowledge? {
+        guard verdict.isValid, case .appReceipt(let receipt)? = verdict.receipt else { return nil }
+        var latestExpiry: [String: ReceiptDate] = [:]
+        var listed = Set<String>()
+        for purchase in receipt.payload.inAppPurchases where LatestReceiptInfo.isAutoRenewable(purchase) {
+            guard let original = purchase.originalTransactionID ?? purchase.transactionID else { continue }
+            if let id = purchase.transactionID { listed.insert(id) }
+            let expiry = purchase.expiresDate ?? ReceiptDate(clampingMillisecondsSince1970: 0)
+            latestExpiry[original] = max(latestExpiry[original] ?? expiry, expiry)
+        }
+        guard !latestExpiry.isEmpty else { return nil }
+        let held: LedgerSubscriptions
+        do {
+            held = try await ledger.subscriptions(originalTransactionIDs: latestExpiry.keys.sorted())
+        } catch {
+            context.logger.warning("ledger read failed; answering from the receipt", metadata: ["error": "\(error)"])
+            return nil
+        }
+        let newer = held.transactions.filter { transaction in
+            guard !listed.contains(transaction.transactionID), let expiry = transaction.expiresDate,
+                let receiptLatest = latestExpiry[transaction.originalTransactionID]
+            else { return false }
+            return expiry > receiptLatest
+        }
+        let created = receipt.payload.creationDate ?? ReceiptDate(clampingMillisecondsSince1970: 0)
+        let renewals = held.renewals.filter { $0.signedDate > created }
+        guard !newer.isEmpty || !renewals.isEmpty else { return nil }
+        return LedgerKnowledge(
+            newer: newer.sorted { ($0.purchaseDate ?? created, $0.transactionID) < ($1.purchaseDate ?? created, $1.transactionID) },
+            renewals: held.renewals)
+    }
+
+    /// A valid receipt's verifyReceipt body with the ledger's newer transactions after the receipt's own in
+    /// `latest_receipt_info`, and `pending_renewal_info` from the ledger's verified renewal info.
+    static func verifyReceiptBody(
+        _ receipt: AppReceipt, environment: String, requestDate: ReceiptDate, knowledge: LedgerKnowledge,
+        latestReceipt: [UInt8]?
+    ) -> [UInt8] {
+        let own = LatestReceiptInfo.purchases(in: receipt.payload)
+        var writer = JSONWriter(capacity: 4096 + 2 * receipt.payload.encoded.count + (latestReceipt?.count ?? 0))
+        writer.beginObject()
+        writer.field("status", 0)
+        writer.field("environment", environment)
+        writer.key("receipt")
+        AppleReceiptJSON.write(receipt.payload, requestDate: requestDate, to: &writer)
+        writer.key("latest_receipt_info")
+        writer.beginArray()
+        for purchase in own { AppleReceiptJSON.write(purchase, to: &writer) }
+        for transaction in knowledge.newer { write(transaction, to: &writer) }
+        writer.endArray()
+        if !knowledge.renewals.isEmpty {
+            writer.key("pending_renewal_info")
+            writer.beginArray()
+            for renewal in knowledge.renewals { write(renewal, to: &writer) }
+            writer.endArray()
+        }
+        if let latestReceipt { writer.field("latest_receipt", utf8: latestReceipt[...]) }
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// A ledger transaction as a `latest_receipt_info` entry (Apple writes every value as a string).
+    static func write(_ transaction: LedgerTransaction, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.field("quantity", "1")
+        writer.field("product_id", transaction.productID)
+        writer.field("transaction_id", transaction.transactionID)
+        writer.field("original_transaction_id", transaction.originalTransactionID)
+        AppleReceiptJSON.writeDate(transaction.purchaseDate, "purchase_date", "purchase_date_ms", "purchase_date_pst", to: &writer)
+        AppleReceiptJSON.writeDate(transaction.expiresDate, "expires_date", "expires_date_ms", "expires_date_pst", to: &writer)
+        AppleReceiptJSON.writeDate(
+            transaction.cancellationDate, "cancellation_date", "cancellation_date_ms", "cancellation_date_pst",
+            to: &writer)
+        if let id = transaction.webOrderLineItemID { writer.field("web_order_line_item_id", id) }
+        if let token = transaction.appAccountToken { writer.field("app_account_token", token) }
+        writer.field("in_app_ownership_type", "PURCHASED")
+        writer.endObject()
+    }
+
+    /// A renewal state as a `pending_renewal_info` entry.
+    static func write(_ renewal: LedgerRenewal, to writer: inout JSONWriter) {
+        writer.beginObject()
+        if let product = renewal.autoRenewProductID { writer.field("auto_renew_product_id", product) }
+        writer.field("original_transaction_id", renewal.originalTransactionID)
+        if let product = renewal.productID { writer.field("product_id", product) }
+        if let status = renewal.autoRenewStatus { writer.field("auto_renew_status", String(status)) }
+        if let retry = renewal.isInBillingRetryPeriod { writer.field("is_in_billing_retry_period", retry ? "1" : "0") }
+        if let intent = renewal.expirationIntent { writer.field("expiration_intent", String(intent)) }
+        AppleReceiptJSON.writeDate(
+            renewal.gracePeriodExpiresDate, "grace_period_expires_date", "grace_period_expires_date_ms",
+            "grace_period_expires_date_pst", to: &writer)
+        writer.endObject()
+    }
+}

@@ -1,0 +1,161 @@
+import BER
+import Hummingbird
+import ReceiptCrypto
+import ReceiptLedger
+import ReceiptModel
+import ReceiptRemote
+import ReceiptVerification
+
+/// `POST /v1/notifications/appstore`: the URL an operator gives Apple for App Store Server Notifications.
+///
+/// - **Version 2** (`{"signedPayload": "<jws>"}`): verified locally like any JWS (the operator's validation time
+///   and policy), its nested `signedTransactionInfo` and `signedRenewalInfo` too; recorded by `notificationUUID`, so
+///   a retry answers 200 and changes nothing; the renewal state it carries replaces the ledger's only when Apple
+///   signed it later. 200 only once the ledger holds it durably.
+/// - **Version 1** (`notification_type`, `password`, `unified_receipt`): authenticated by `password` (the configured
+///   shared secret, compared in constant time) and by verifying `unified_receipt.latest_receipt` locally; only
+///   that signed receipt's transactions are recorded. The unsigned `latest_receipt_info` and
+///   `pending_renewal_info` are kept with the notification as unverified hints, never as transactions.
+///
+/// A notification that fails verification is answered 422 `notification.rejected` and changes nothing but its
+/// audit entry; a wrong V1 password 403 `server.shared_secret_mismatch`. Every notification is an audit entry.
+extension ReceiptRoutes {
+    static let notificationEndpoint = "/v1/notifications/appstore"
+    /// How deep a notification body's JSON may nest (V1's `unified_receipt.latest_receipt_info[].…` is 3 deep).
+    static let notificationDepth = 8
+
+    func notification(_ request: Request, context: some RequestContext) async throws(ServerError) -> Response {
+        let ledger = try requireLedger()
+        let body = try await bodyReader.read(request)
+        var reader = JSONReader(body, maximumDepth: Self.notificationDepth)
+        let object: JSONObject
+        do {
+            object = JSONObject(members: try reader.topLevelMembers().map { .init(key: $0.key, value: $0.value) })
+        } catch {
+            throw ServerError(.invalidJSON, "the notification is not a JSON object: \(error.reason)")
+        }
+        let now = configuration.clock()
+        if let signed = object["signedPayload"] {
+            guard let text = signed.stringValue else { throw ServerError(.invalidJSON, "signedPayload is not a string") }
+            return try await notificationV2(Array(text.utf8), ledger: ledger, now: now, context: context)
+        }
+        if object["notification_type"] != nil {
+            return try await notificationV1(object, ledger: ledger, now: now, context: context)
+        }
+        throw ServerError(.missingNotification, "neither signedPayload (version 2) nor notification_type (version 1)")
+    }
+
+    private func notificationV2(_ text: [UInt8], ledger: Ledger, now: ReceiptDate, context: some RequestContext)
+        async throws(ServerError) -> Response
+    {
+        var verdict = try verifyJWS(text, validationTime: nil, policy: nil, now: now)
+        if verdict.isValid {
+            if case .notification = verdict.payload {
+            } else {
+                verdict = Self.refusing(verdict, "jws: the signed payload is not a notification")
+            }
+        }
+        var entry = LedgerEntry(
+            jws: verdict, received: text, endpoint: Self.notificationEndpoint, account: nil, time: now,
+            catalogue: ledger.catalogue, onConflict: .report)
+        if verdict.isValid, entry.notification == nil {
+            // Without a usable notificationUUID a retry could not be told from a new notification.
+            verdict = Self.refusing(verdict, "jws: the notification has no usable notificationUUID")
+            entry = LedgerEntry(
+                jws: verdict, received: text, endpoint: Self.notificationEndpoint, account: nil, time: now,
+                catalogue: ledger.catalogue, onConflict: .report)
+        }
+        let outcome = try await recordEntry(entry, context: context)
+        guard verdict.isValid, let outcome, let notification = entry.notification else {
+            let reason = verdict.reason.map { "\($0.code): \($0.message)" } ?? "not valid"
+            throw ServerError(.notificationRejected, "the notification does not verify: \(reason)")
+        }
+        return Self.notificationAnswer(notification, outcome)
+    }
+
+    private func notificationV1(
+        _ object: JSONObject, ledger: Ledger, now: ReceiptDate, context: some RequestContext
+    ) async throws(ServerError) -> Response {
+        guard let secret = configuration.sharedSecret else {
+            throw ServerError(
+                .notificationRejected,
+                "version 1 notifications are authenticated by the shared secret, and this server has none configured")
+        }
+        guard let password = object.text("password"), Self.constantTimeEquals(secret, password) else {
+            throw ServerError(.sharedSecretMismatch, "password is not this server's shared secret")
+        }
+        guard let type = object.text("notification_type"), let unified = object["unified_receipt"]?.objectValue,
+            let latest = unified.text("latest_receipt")
+        else {
+            throw ServerError(.notificationRejected, "a version 1 notification needs unified_receipt.latest_receipt")
+        }
+        let received = Array(latest.utf8)
+        guard limiter.tryAcquire() else {
+            throw ServerError(.overloaded, "more than \(limiter.limit) requests in flight")
+        }
+        let verdict = decider.jwsVerifier.verify(received, now: now)
+        limiter.release()
+        var entry = LedgerEntry(
+            verification: .local(verdict), received: received, endpoint: Self.notificationEndpoint, account: nil,
+            time: now, catalogue: ledger.catalogue, onConflict: .report)
+        let notification = LedgerNotification(
+            id: Self.v1NotificationID(receiptSHA256: entry.receiptSHA256, type: type), version: "1",
+            notificationType: String(decoding: type.utf8.prefix(64).filter { $0 != 0 }, as: UTF8.self),
+            received: now, unverifiedHints: Self.unverifiedHints(unified))
+        if verdict.isValid { entry.notification = notification }
+        let outcome = try await recordEntry(entry, context: context)
+        guard verdict.isValid, let outcome else {
+            let reason = verdict.reason.map { "\($0.code): \($0.message)" } ?? "not valid"
+            throw ServerError(.notificationRejected, "its latest_receipt does not verify: \(reason)")
+        }
+        return Self.notificationAnswer(notification, outcome)
+    }
+
+    /// `{"status":"recorded"|"duplicate","notification_id","version","notification_type","new_transaction_ids",
+    /// "stale_renewals"}`.
+    static func notificationAnswer(_ notification: LedgerNotification, _ outcome: LedgerOutcome) -> Response {
+        var writer = JSONWriter(capacity: 512)
+        writer.beginObject()
+        writer.field("status", outcome.isDuplicateNotification ? "duplicate" : "recorded")
+        writer.field("notification_id", notification.id)
+        writer.field("version", notification.version)
+        writer.field("notification_type", notification.notificationType)
+        writer.key("new_transaction_ids")
+        writer.beginArray()
+        for id in outcome.newTransactionIDs { writer.string(id) }
+        writer.endArray()
+        writer.field("stale_renewals", Int64(outcome.staleRenewals))
+        writer.endObject()
+        return jsonResponse(.ok, body: writer.bytes)
+    }
+
+    /// A V1 notification has no id of its own: the digest of its verified receipt and its type stands in, so
+    /// Apple's retries of it are recorded once.
+    static func v1NotificationID(receiptSHA256: String, type: String) -> String {
+        let parts: [ArraySlice<UInt8>] = [Array(receiptSHA256.utf8)[...], [0], Array(type.utf8)[...]]
+        let digest = (try? DigestAlgorithm.sha256.hash(concatenating: parts)) ?? []
+        return "v1:" + Hex.encode(digest)
+    }
+
+    /// V1's unsigned members, as received, marked unverified: kept for people, never acted on.
+    static func unverifiedHints(_ unified: JSONObject) -> String {
+        var writer = JSONWriter(capacity: 1024)
+        writer.beginObject()
+        writer.field("verified", false)
+        for key in ["latest_receipt_info", "pending_renewal_info"] {
+            guard let value = unified[key] else { continue }
+            writer.key(key)
+            value.write(to: &writer)
+        }
+        writer.endObject()
+        return writer.string
+    }
+
+    /// `verdict` made invalid for `message` (a well-signed JWS that is not what the endpoint takes).
+    static func refusing(_ verdict: JWSVerdict, _ message: String) -> JWSVerdict {
+        JWSVerdict(
+            outcome: .invalid, reasons: [Reason(.jwsMalformed, message)], jws: verdict.jws, payload: verdict.payload,
+            environment: verdict.environment, validationTime: verdict.validationTime,
+            validationInstant: verdict.validationInstant, chain: verdict.chain, nested: verdict.nested)
+    }
+}
