@@ -84,3 +84,13 @@ for threads in (1, 2):
             bold = "**" if mode == "warm" else ""
             print(f"| {what}, {name} | {threads} | {fmt(median_rate(key, 0))} | {fmt(median_rate(key, 1))} "
                   f"| {bold}{ratio_wall:.1%}{bold} | {bold}{ratio_cpu:.1%}{bold} |")
+
+print()
+for name in inputs:
+    for threads in (1, 2):
+        key = ("warm", name, threads)
+        if key not in rates:
+            continue
+        per_round = ", ".join(f"{rates[key][r][0] / faster(threads, r, 0)[0]:.0%}" for r in rounds if r in rates[key])
+        print(f"- warm ÷ faster raw per second, {name}, {threads} thread{'s' if threads > 1 else ''}, "
+              f"round by round: {per_round}")
