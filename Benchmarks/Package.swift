@@ -74,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "jws-bench",
             dependencies: [
-                .product(name: "ReceiptVerification", package: rootPackage),
+                .product(name: "ReceiptVerification", package: rootPackage)
             ],
             swiftSettings: swiftSettings
         ),

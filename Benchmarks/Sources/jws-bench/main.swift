@@ -75,8 +75,10 @@ if loopMode == nil, exportDirectory == nil,
         try? anchors.addRoots(fromPath: pem)
     }
     let configuration = ReceiptVerifier.Configuration(trustAnchors: anchors)
-    // Names that say "valid" first, then the rest, alphabetically.
-    let candidates = names.filter { $0.hasSuffix(".jws") }.sorted { ($0.contains("valid") ? 0 : 1, $0) < ($1.contains("valid") ? 0 : 1, $1) }
+    // Names that start with "valid" first, then the rest, alphabetically.
+    let candidates = names.filter { $0.hasSuffix(".jws") }.sorted {
+        ($0.hasPrefix("valid") ? 0 : 1, $0) < ($1.hasPrefix("valid") ? 0 : 1, $1)
+    }
     var found = false
     for name in candidates {
         guard let text = load(fixturesDirectory.appendingPathComponent(name)) else { continue }
