@@ -68,6 +68,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // StoreKit 2 JWS verification (issue 14), warm and cold, on 1 and 2 threads: the Swift half of
+        // scripts/bench-jws, whose C++ half (crypto-engines, mode `jws`) measures OpenSSL's and Crypto++'s raw
+        // ECDSA P-256 rate on the same signature.
+        .executableTarget(
+            name: "jws-bench",
+            dependencies: [
+                .product(name: "ReceiptVerification", package: rootPackage)
+            ],
+            swiftSettings: swiftSettings
+        ),
         // A plain executable for what package-benchmark does not measure: 2-thread scaling of warm verification
         // against raw RSA on the same machine, and `--loop` runs of one operation for `perf record`.
         .executableTarget(

@@ -17,6 +17,13 @@
 // decoders and path validation are also timed on it, against its signature check.
 //
 // Built by ./run; see docs/crypto-engines.md for the results and the decision they support.
+//
+// Second mode, for scripts/bench-jws (issue 14): crypto-engines jws DIR SECONDS ROUND [cryptopp-first]
+// DIR holds what `jws-bench --export` wrote from a real Apple JWS: signing-input, signature (r ‖ s) and
+// leaf.der (x5c[0]). Each library checks that signature with the leaf's P-256 key, SHA-256 of the whole signing
+// input then the ECDSA verification, on one reused verifier per thread, on 1 and then 2 threads, for SECONDS of
+// wall-clock time each. One tab-separated line per measurement:
+//   raw  ROUND  LIBRARY  THREADS  CALLS  WALL_SECONDS  PROCESS_CPU_SECONDS
 
 #include <openssl/crypto.h>
 #include <openssl/ec.h>
@@ -44,9 +51,13 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <atomic>
+#include <chrono>
 #include <ctime>
 #include <functional>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -360,7 +371,132 @@ void printTable() {
 
 }  // namespace
 
+// ---- mode `jws` (scripts/bench-jws) ----
+
+Bytes readFile(const std::string &path) {
+    std::ifstream file(path, std::ios::binary);
+    check(file.good(), ("cannot read " + path).c_str());
+    return Bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+// JWS's r ‖ s (IEEE P1363) as the DER ECDSA-Sig-Value OpenSSL's EVP_PKEY_verify takes.
+Bytes p1363ToDER(const Bytes &rs) {
+    check(rs.size() == 64, "an ES256 signature has 64 bytes");
+    ECDSA_SIG *sig = ECDSA_SIG_new();
+    BIGNUM *r = BN_bin2bn(rs.data(), 32, nullptr);
+    BIGNUM *s = BN_bin2bn(rs.data() + 32, 32, nullptr);
+    check(sig != nullptr && r != nullptr && s != nullptr && ECDSA_SIG_set0(sig, r, s) == 1, "ECDSA_SIG_set0");
+    unsigned char *der = nullptr;
+    const int len = i2d_ECDSA_SIG(sig, &der);
+    check(len > 0, "i2d_ECDSA_SIG");
+    Bytes out(der, der + len);
+    OPENSSL_free(der);
+    ECDSA_SIG_free(sig);
+    return out;
+}
+
+double processCPUSeconds() {
+    timespec ts{};
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) fail("clock_gettime(CLOCK_PROCESS_CPUTIME_ID)");
+    return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+}
+
+// `threads` threads, each calling its own `op` until `seconds` of wall-clock time have passed; prints one line.
+void runThreads(int round, const char *library, int threads, double seconds,
+                const std::vector<std::function<bool()>> &ops) {
+    std::atomic<bool> go{false};
+    std::atomic<unsigned long long> total{0}, wrong{0};
+    std::vector<std::thread> pool;
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point deadline;
+    for (int t = 0; t < threads; ++t) {
+        pool.emplace_back([&, t] {
+            while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+            unsigned long long calls = 0, bad = 0;
+            while (Clock::now() < deadline) {
+                for (int i = 0; i < 4; ++i) bad += ops[t]() ? 0 : 1;
+                calls += 4;
+            }
+            total += calls;
+            wrong += bad;
+        });
+    }
+    const double cpuStart = processCPUSeconds();
+    const Clock::time_point start = Clock::now();
+    deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    go.store(true, std::memory_order_release);
+    for (std::thread &thread : pool) thread.join();
+    const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+    const double cpu = processCPUSeconds() - cpuStart;
+    if (wrong != 0) fail("a signature check gave a wrong answer while being timed");
+    std::printf("raw\t%d\t%s\t%d\t%llu\t%.6f\t%.6f\n", round, library, threads, total.load(), wall, cpu);
+    std::fflush(stdout);
+}
+
+int jwsMain(int argc, char **argv) {
+    if (argc < 5) fail("usage: crypto-engines jws DIR SECONDS ROUND [cryptopp-first]");
+    const std::string dir = argv[2];
+    const double seconds = std::atof(argv[3]);
+    const int round = std::atoi(argv[4]);
+    const bool cryptoppFirst = argc > 5 && std::strcmp(argv[5], "cryptopp-first") == 0;
+    const Bytes message = readFile(dir + "/signing-input");
+    const Bytes rs = readFile(dir + "/signature");
+    const Bytes leafDER = readFile(dir + "/leaf.der");
+    const Bytes der = p1363ToDER(rs);
+
+    const unsigned char *p = leafDER.data();
+    X509 *leaf = d2i_X509(nullptr, &p, long(leafDER.size()));
+    check(leaf != nullptr, "d2i_X509 of leaf.der");
+    EVP_PKEY *key = X509_get0_pubkey(leaf);
+    check(key != nullptr && EVP_PKEY_get_base_id(key) == EVP_PKEY_EC && EVP_PKEY_get_bits(key) == 256,
+          "the leaf's key is not an EC P-256 key");
+    const Bytes spki = publicKeyDER(key);
+
+    using ECDSA256 = CryptoPP::ECDSA<CryptoPP::ECP, CryptoPP::SHA256>;
+    const auto cppPublic = cryptoppKey<ECDSA256::PublicKey>(spki);
+    // One verifier per thread for each library: OpenSSL's context (and this struct's digest buffer) and
+    // Crypto++'s verifier with its fastest set-up, base-point and public-key precomputation (docs/crypto-engines.md:
+    // about 2.3× faster than as constructed; the key table pays off because Apple's leaf key signs many JWS).
+    std::vector<std::unique_ptr<OpenSSLVerifier>> openssl;
+    std::vector<std::unique_ptr<ECDSA256::Verifier>> cryptopp;
+    for (int t = 0; t < 2; ++t) {
+        openssl.push_back(std::make_unique<OpenSSLVerifier>(key, "SHA256", false));
+        cryptopp.push_back(std::make_unique<ECDSA256::Verifier>(cppPublic));
+        cryptopp.back()->AccessKey().Precompute();
+    }
+    auto cppVerify = [](const ECDSA256::Verifier &v, const Bytes &m, const Bytes &s) {
+        return v.VerifyMessage(m.data(), m.size(), s.data(), s.size());
+    };
+    // Correctness first: Apple's signature verifies in both, a tampered input or signature in neither.
+    for (int t = 0; t < 2; ++t) {
+        check(openssl[t]->digestAndVerify(message, der), "OpenSSL rejects Apple's signature");
+        check(!openssl[t]->digestAndVerify(tampered(message), der), "OpenSSL accepts a tampered signing input");
+        check(cppVerify(*cryptopp[t], message, rs), "Crypto++ rejects Apple's signature");
+        check(!cppVerify(*cryptopp[t], tampered(message), rs), "Crypto++ accepts a tampered signing input");
+        check(!cppVerify(*cryptopp[t], message, tampered(rs)), "Crypto++ accepts a tampered signature");
+    }
+    for (int threads = 1; threads <= 2; ++threads) {
+        std::vector<std::function<bool()>> o, c;
+        for (int t = 0; t < threads; ++t) {
+            OpenSSLVerifier *ov = openssl[t].get();
+            const ECDSA256::Verifier *cv = cryptopp[t].get();
+            o.push_back([ov, &message, &der] { return ov->digestAndVerify(message, der); });
+            c.push_back([cv, &message, &rs, cppVerify] { return cppVerify(*cv, message, rs); });
+        }
+        if (cryptoppFirst) {
+            runThreads(round, "Crypto++", threads, seconds, c);
+            runThreads(round, "OpenSSL", threads, seconds, o);
+        } else {
+            runThreads(round, "OpenSSL", threads, seconds, o);
+            runThreads(round, "Crypto++", threads, seconds, c);
+        }
+    }
+    X509_free(leaf);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc > 1 && std::strcmp(argv[1], "jws") == 0) return jwsMain(argc, argv);
     if (argc > 1) secondsPerRound = std::atof(argv[1]);
     if (argc > 2) rounds = std::atoi(argv[2]);
     if (!(secondsPerRound > 0) || rounds < 1) fail("usage: crypto-engines [seconds-per-round > 0] [rounds >= 1]");

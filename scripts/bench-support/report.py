@@ -425,6 +425,8 @@ emit(f"- comparison: `python3 -m venv {env.get('venv')}`, `pip install apple-pur
      "app-store-server-library`, `scripts/bench-support/compare.py --receipt small=… --receipt large=… --ca-pem "
      f"ROOT.pem --seconds {env.get('compare_seconds')}`")
 emit(f"- end to end: `scripts/bench-e2e --seconds {env.get('e2e_seconds')}`")
+emit("- JWS verification (issue 14): `scripts/bench-jws` (not part of `scripts/bench`; see \"JWS verification "
+     "(issue 14)\" below)")
 emit("- report: `scripts/bench-support/report.py`; thresholds after a deliberate change: "
      "`scripts/bench-support/update-thresholds` (mallocCountTotal from the stored baseline), then commit "
      "`Benchmarks/Thresholds`")
