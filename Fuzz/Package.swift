@@ -78,6 +78,18 @@ let package = Package(
             dependencies: ["FuzzSupport", product("ReceiptRemote"), product("ReceiptVerification")],
             swiftSettings: swiftSettings
         ),
+        // 6b. StoreKit 2 JWS and notification payloads: decoding, classification, the whole JWS verifier.
+        .executableTarget(
+            name: "fuzz-jws",
+            dependencies: ["FuzzSupport", product("ReceiptVerification")],
+            swiftSettings: swiftSettings
+        ),
+        // 6c. App Store Server Notification bodies (V1 and V2) as the notifications endpoint reads them.
+        .executableTarget(
+            name: "fuzz-notification",
+            dependencies: ["FuzzSupport", product("ReceiptServer"), product("ReceiptVerification")],
+            swiftSettings: swiftSettings
+        ),
         // 7. end to end: decode, verify under the trusted test root at a fixed instant, render every JSON answer.
         .executableTarget(
             name: "fuzz-verify",

@@ -21,28 +21,17 @@ import ReceiptVerification
 /// audit entry; a wrong V1 password 403 `server.shared_secret_mismatch`. Every notification is an audit entry.
 extension ReceiptRoutes {
     static let notificationEndpoint = "/v1/notifications/appstore"
-    /// How deep a notification body's JSON may nest (V1's `unified_receipt.latest_receipt_info[].…` is 3 deep).
-    static let notificationDepth = 8
 
     func notification(_ request: Request, context: some RequestContext) async throws(ServerError) -> Response {
         let ledger = try requireLedger()
-        let body = try await bodyReader.read(request)
-        var reader = JSONReader(body, maximumDepth: Self.notificationDepth)
-        let object: JSONObject
-        do {
-            object = JSONObject(members: try reader.topLevelMembers().map { .init(key: $0.key, value: $0.value) })
-        } catch {
-            throw ServerError(.invalidJSON, "the notification is not a JSON object: \(error.reason)")
-        }
+        let body = try NotificationBody(parsing: try await bodyReader.read(request))
         let now = configuration.clock()
-        if let signed = object["signedPayload"] {
-            guard let text = signed.stringValue else { throw ServerError(.invalidJSON, "signedPayload is not a string") }
-            return try await notificationV2(Array(text.utf8), ledger: ledger, now: now, context: context)
+        switch body {
+        case .version2(let signedPayload):
+            return try await notificationV2(signedPayload, ledger: ledger, now: now, context: context)
+        case .version1(let notification):
+            return try await notificationV1(notification, ledger: ledger, now: now, context: context)
         }
-        if object["notification_type"] != nil {
-            return try await notificationV1(object, ledger: ledger, now: now, context: context)
-        }
-        throw ServerError(.missingNotification, "neither signedPayload (version 2) nor notification_type (version 1)")
     }
 
     private func notificationV2(_ text: [UInt8], ledger: Ledger, now: ReceiptDate, context: some RequestContext)
@@ -74,22 +63,18 @@ extension ReceiptRoutes {
     }
 
     private func notificationV1(
-        _ object: JSONObject, ledger: Ledger, now: ReceiptDate, context: some RequestContext
+        _ body: NotificationBody.Version1, ledger: Ledger, now: ReceiptDate, context: some RequestContext
     ) async throws(ServerError) -> Response {
         guard let secret = configuration.sharedSecret else {
             throw ServerError(
                 .notificationRejected,
                 "version 1 notifications are authenticated by the shared secret, and this server has none configured")
         }
-        guard let password = object.text("password"), Self.constantTimeEquals(secret, password) else {
+        guard let password = body.password, Self.constantTimeEquals(secret, password) else {
             throw ServerError(.sharedSecretMismatch, "password is not this server's shared secret")
         }
-        guard let type = object.text("notification_type"), let unified = object["unified_receipt"]?.objectValue,
-            let latest = unified.text("latest_receipt")
-        else {
-            throw ServerError(.notificationRejected, "a version 1 notification needs unified_receipt.latest_receipt")
-        }
-        let received = Array(latest.utf8)
+        let type = body.notificationType
+        let received = body.latestReceipt
         guard limiter.tryAcquire() else {
             throw ServerError(.overloaded, "more than \(limiter.limit) requests in flight")
         }
@@ -101,7 +86,7 @@ extension ReceiptRoutes {
         let notification = LedgerNotification(
             id: Self.v1NotificationID(receiptSHA256: entry.receiptSHA256, type: type), version: "1",
             notificationType: String(decoding: type.utf8.prefix(64).filter { $0 != 0 }, as: UTF8.self),
-            received: now, unverifiedHints: Self.unverifiedHints(unified))
+            received: now, unverifiedHints: body.unverifiedHints)
         if verdict.isValid { entry.notification = notification }
         let outcome = try await recordEntry(entry, context: context)
         guard verdict.isValid, let outcome else {
@@ -135,20 +120,6 @@ extension ReceiptRoutes {
         let parts: [ArraySlice<UInt8>] = [Array(receiptSHA256.utf8)[...], [0], Array(type.utf8)[...]]
         let digest = (try? DigestAlgorithm.sha256.hash(concatenating: parts)) ?? []
         return "v1:" + Hex.encode(digest)
-    }
-
-    /// V1's unsigned members, as received, marked unverified: kept for people, never acted on.
-    static func unverifiedHints(_ unified: JSONObject) -> String {
-        var writer = JSONWriter(capacity: 1024)
-        writer.beginObject()
-        writer.field("verified", false)
-        for key in ["latest_receipt_info", "pending_renewal_info"] {
-            guard let value = unified[key] else { continue }
-            writer.key(key)
-            value.write(to: &writer)
-        }
-        writer.endObject()
-        return writer.string
     }
 
     /// `verdict` made invalid for `message` (a well-signed JWS that is not what the endpoint takes).

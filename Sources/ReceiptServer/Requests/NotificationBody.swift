@@ -1,0 +1,62 @@
+import ReceiptModel
+
+/// An App Store Server Notification's body as `POST /v1/notifications/appstore` receives it, parsed but not
+/// verified: version 2's `signedPayload`, or version 1's members.
+public enum NotificationBody: Sendable {
+    /// `{"signedPayload": "<jws>"}`.
+    case version2(signedPayload: [UInt8])
+    /// `notification_type`, `password`, `unified_receipt.latest_receipt`, and the unsigned members as received.
+    case version1(Version1)
+
+    public struct Version1: Sendable {
+        public let notificationType: String
+        public let password: String?
+        /// `unified_receipt.latest_receipt`: a base64 app receipt, the only part of the body Apple signed.
+        public let latestReceipt: [UInt8]
+        /// `{"verified":false,"latest_receipt_info":…,"pending_renewal_info":…}`: the unsigned members, kept for
+        /// people, never acted on.
+        public let unverifiedHints: String
+    }
+
+    /// How deep a body's JSON may nest (V1's `unified_receipt.latest_receipt_info[].…` is 3 deep).
+    public static let maximumDepth = 8
+
+    /// Parses a body.
+    /// - Throws: ``ServerError`` `server.invalid_json`, `notification.missing_payload`, or
+    ///   `notification.rejected` for a V1 body without `unified_receipt.latest_receipt`.
+    public init(parsing body: [UInt8]) throws(ServerError) {
+        var reader = JSONReader(body, maximumDepth: Self.maximumDepth)
+        let object: JSONObject
+        do {
+            object = JSONObject(members: try reader.topLevelMembers().map { .init(key: $0.key, value: $0.value) })
+        } catch {
+            throw ServerError(.invalidJSON, "the notification is not a JSON object: \(error.reason)")
+        }
+        if let signed = object["signedPayload"] {
+            guard let text = signed.stringValue else { throw ServerError(.invalidJSON, "signedPayload is not a string") }
+            self = .version2(signedPayload: Array(text.utf8))
+            return
+        }
+        guard let type = object["notification_type"] else {
+            throw ServerError(
+                .missingNotification, "neither signedPayload (version 2) nor notification_type (version 1)")
+        }
+        guard let typeText = type.stringValue else { throw ServerError(.invalidJSON, "notification_type is not a string") }
+        guard let unified = object["unified_receipt"]?.objectValue, let latest = unified.text("latest_receipt") else {
+            throw ServerError(.notificationRejected, "a version 1 notification needs unified_receipt.latest_receipt")
+        }
+        var writer = JSONWriter(capacity: 1024)
+        writer.beginObject()
+        writer.field("verified", false)
+        for key in ["latest_receipt_info", "pending_renewal_info"] {
+            guard let value = unified[key] else { continue }
+            writer.key(key)
+            value.write(to: &writer)
+        }
+        writer.endObject()
+        self = .version1(
+            Version1(
+                notificationType: typeText, password: object.text("password"), latestReceipt: Array(latest.utf8),
+                unverifiedHints: writer.string))
+    }
+}
