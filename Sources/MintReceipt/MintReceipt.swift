@@ -1,63 +1,13 @@
 import ArgumentParser
-import Foundation
-import ReceiptForge
 
-/// `mint-receipt`: mints receipts from JSON mint requests with the project's test PKI.
+/// `mint-receipt`: mints receipts (`receipts`, the default) and JWS (`jws`) signed by the project's test PKI.
 ///
-/// A thin shell over `ReceiptForge`: reads each request, mints it, writes `NAME.receipt` /
-/// `NAME.b64` / `NAME.txt` and, when the request states a verdict, `NAME.expected.json`.
+/// A thin shell over `ReceiptForge`.
 @main
 struct MintReceipt: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mint-receipt",
-        abstract: "Mint App Store (and iOS 6) receipts signed by the project's test PKI.",
-        discussion: """
-            Each REQUEST is a JSON mint request (see fixtures/descriptions/). Output files are named after the \
-            request file: NAME.receipt (DER), NAME.b64 (base64) or NAME.txt (iOS 6 plist text), plus \
-            NAME.expected.json when the request has an "expected" section. Minting is deterministic: the same \
-            request and keys always give the same bytes.
-            """)
-
-    @Argument(help: "Mint request JSON files.")
-    var requests: [String]
-
-    @Option(name: .long, help: "The test PKI folder (certificates; keys in test-only-keys/).")
-    var pki: String = "certs"
-
-    @Option(name: .long, help: "Where to write the minted files.")
-    var outputDir: String = "."
-
-    @Option(name: .shortAndLong, help: "Write one receipt to this path instead ('-' for stdout); needs one request.")
-    var output: String?
-
-    mutating func validate() throws {
-        if output != nil && requests.count != 1 {
-            throw ValidationError("--output takes exactly one request")
-        }
-    }
-
-    func run() throws {
-        let pki = TestPKI(directory: URL(fileURLWithPath: pki))
-        let outputFolder = URL(fileURLWithPath: outputDir)
-        for path in requests {
-            let requestURL = URL(fileURLWithPath: path)
-            let request = try MintRequest(json: Data(contentsOf: requestURL))
-            let contents = try request.fileContents(pki: pki)
-            if let output {
-                if output == "-" {
-                    FileHandle.standardOutput.write(Data(contents))
-                } else {
-                    try Data(contents).write(to: URL(fileURLWithPath: output))
-                }
-                continue
-            }
-            let name = requestURL.deletingPathExtension().lastPathComponent
-            let fileName = "\(name).\(request.fileExtension)"
-            try Data(contents).write(to: outputFolder.appendingPathComponent(fileName))
-            if let expectation = try request.expectationJSON(fileName: fileName) {
-                try expectation.write(to: outputFolder.appendingPathComponent("\(name).expected.json"))
-            }
-            print("minted \(fileName) (\(contents.count) bytes)")
-        }
-    }
+        abstract: "Mint App Store receipts, iOS 6 receipts and StoreKit 2 / notification JWS with the test PKI.",
+        subcommands: [MintReceipts.self, MintJWS.self],
+        defaultSubcommand: MintReceipts.self)
 }
