@@ -16,6 +16,8 @@ struct ReceiptReport {
     let error: ReceiptError?
     /// The verdict when the input is a JWS (StoreKit 2, a notification's signedPayload), not a receipt.
     let jws: JWSVerdict?
+    /// With `--decode-only`, a JWS as decoded, or why it did not decode.
+    let decodedJWS: Result<CompactJWS, JWSError>?
 
     /// The outcome that counts.
     var outcome: Verdict.Outcome? { jws?.outcome ?? result?.verdict.outcome }
@@ -39,6 +41,12 @@ struct ReceiptReport {
     init(source: InputSource, verifier: ReceiptVerifier?) {
         let bytes = Result(catching: { () throws(ReceiptError) in try source.read() })
         guard let verifier else {
+            if case .success(let bytes) = bytes, CompactJWS.looksLikeJWS(bytes[...]) {
+                self.init(
+                    name: source.name, receipt: nil, error: nil,
+                    decodedJWS: Result { () throws(JWSError) in try CompactJWS(bytes[...]) })
+                return
+            }
             switch bytes.flatMap({ bytes in Result { () throws(ReceiptError) in try ReceiptInput(bytes: bytes) } }) {
             case .success(let receipt): self.init(name: source.name, receipt: receipt, error: nil)
             case .failure(let error): self.init(name: source.name, receipt: nil, error: error)
@@ -65,8 +73,9 @@ struct ReceiptReport {
 
     private init(
         name: String, result: AttributedVerdict? = nil, attributed: Bool = false, receipt: ReceiptInput?,
-        error: ReceiptError?, jws: JWSVerdict? = nil
+        error: ReceiptError?, jws: JWSVerdict? = nil, decodedJWS: Result<CompactJWS, JWSError>? = nil
     ) {
+        self.decodedJWS = decodedJWS
         self.name = name
         self.result = result
         self.attributed = attributed
@@ -79,7 +88,10 @@ struct ReceiptReport {
         self.init(name: name, receipt: nil, error: nil, jws: jws)
     }
 
-    var failed: Bool { error != nil }
+    var failed: Bool {
+        if case .failure? = decodedJWS { return true }
+        return error != nil
+    }
 
     /// A report as written out, and what it counts for in the exit status.
     struct Rendered: Sendable {
@@ -104,6 +116,7 @@ struct ReceiptReport {
     /// One JSON line (``VerdictJSON/report(file:_:attributed:receipt:error:)``), without its line ending.
     var jsonLine: [UInt8] {
         if let jws { return JWSVerdictJSON.report(file: name, jws) }
+        if let decodedJWS { return Self.decodedJSON(file: name, decodedJWS) }
         return VerdictJSON.report(file: name, result, attributed: attributed, receipt: receipt, error: error)
     }
 
@@ -112,6 +125,7 @@ struct ReceiptReport {
     /// A few aligned lines per receipt, then a blank line.
     var text: String {
         if let jws { return Self.text(name: name, jws) }
+        if let decodedJWS { return Self.decodedText(name: name, decodedJWS) }
         var lines = [name]
         if attributed, let result {
             var line = result.verdict.outcome.rawValue.uppercased()
@@ -212,6 +226,48 @@ struct ReceiptReport {
             report += text(name: "nested \(index + 1)", inner, indent: indent + "    ")
         }
         return indent.isEmpty ? report + "\n" : report
+    }
+
+    /// `--decode-only` on a JWS: `{"file","kind":"jws","payload_type","algorithm","certificates","header",
+    /// "payload"}`, or `{"file","kind":"jws","error":{"code","message"}}`.
+    static func decodedJSON(file: String, _ decoded: Result<CompactJWS, JWSError>) -> [UInt8] {
+        var writer = JSONWriter(capacity: 4096)
+        writer.beginObject()
+        writer.field("file", file)
+        writer.field("kind", "jws")
+        switch decoded {
+        case .success(let jws):
+            if let payload = JWSPayload(jws.payload) { writer.field("payload_type", payload.kind.rawValue) }
+            if let algorithm = jws.algorithm { writer.field("algorithm", algorithm) }
+            writer.field("certificates", Int64(jws.certificates?.count ?? 0))
+            writer.key("header")
+            JSONValue.object(jws.header).write(to: &writer)
+            writer.key("payload")
+            JSONValue.object(jws.payload).write(to: &writer)
+        case .failure(let error):
+            writer.key("error")
+            writer.beginObject()
+            writer.field("code", error.code.description)
+            writer.field("message", error.reason)
+            writer.endObject()
+        }
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// `--decode-only` on a JWS, as text.
+    static func decodedText(name: String, _ decoded: Result<CompactJWS, JWSError>) -> String {
+        var lines = [name]
+        switch decoded {
+        case .success(let jws):
+            let kind = JWSPayload(jws.payload).map { "\($0.kind)" } ?? "unknown payload"
+            lines.append(
+                row("jws", "\(kind)  alg \(jws.algorithm ?? "?")  \(jws.certificates?.count ?? 0) certificates (not verified)"))
+            lines.append(row("payload", String(decoding: JSONValue.object(jws.payload).jsonBytes, as: UTF8.self)))
+        case .failure(let error):
+            lines.append(row("error", "\(error.code)  \(error.reason)"))
+        }
+        return lines.joined(separator: "\n") + "\n\n"
     }
 
     /// How many purchases a text report lists before summarising the rest.

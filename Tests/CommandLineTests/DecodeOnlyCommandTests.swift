@@ -58,10 +58,14 @@ struct DecodeOnlyCommandTests {
         let outcome = try command.run(["--decode-only", "--format", "json", SharedTestData.receiptsDirectory.path])
         #expect(outcome.status == 0, "\(outcome.standardOutput)")
         let lines = try outcome.jsonLines()
-        // Every NAME.receipt plus the iOS 6 sample as base64 (.b64) and as plist text (.txt);
-        // .json, .jws and README files are skipped.
-        #expect(lines.count == SharedTestData.receiptNames.count + 2)
+        // Every NAME.receipt plus the iOS 6 sample as base64 (.b64) and as plist text (.txt), and the JWS (.jws);
+        // .json and README files are skipped.
+        let jws = try FileManager.default.contentsOfDirectory(
+            atPath: SharedTestData.receiptsDirectory.appendingPathComponent("jws").path
+        ).filter { $0.hasSuffix(".jws") }
+        #expect(lines.count == SharedTestData.receiptNames.count + 2 + jws.count)
         #expect(lines.filter { $0["kind"] as? String == "ios6_transaction_receipt" }.count == 2)
+        #expect(lines.filter { $0["kind"] as? String == "jws" }.count == jws.count)
         #expect(lines.allSatisfy { $0["error"] == nil })
     }
 

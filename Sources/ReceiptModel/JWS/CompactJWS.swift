@@ -60,11 +60,10 @@ public struct CompactJWS: Sendable {
     }
 
     /// `true` when `text` looks like a compact JWS rather than a receipt: after trimming, it starts with the
-    /// base64url of `{"` (`eyJ`) and holds exactly two dots.
+    /// base64url of `{"` (`eyJ`), which base64 of a receipt (DER, `MII…`) or plist text never does. Whether it
+    /// then decodes is the JWS decoder's to say (a JWS missing a segment is still a malformed JWS).
     public static func looksLikeJWS(_ text: ArraySlice<UInt8>) -> Bool {
-        let trimmed = trimmed(text)
-        guard trimmed.starts(with: Array("eyJ".utf8)) else { return false }
-        return trimmed.lazy.filter { $0 == UInt8(ascii: ".") }.count == 2
+        trimmed(text).starts(with: Array("eyJ".utf8))
     }
 
     private static func trimmed(_ text: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
