@@ -8,11 +8,13 @@ struct VerifyCommandTests {
     let command = CommandRunner("verify-local")
     let fixtures = SharedTestData.packageRoot.appendingPathComponent("fixtures")
     let testRoot = SharedTestData.packageRoot.appendingPathComponent("certs/test-root.pem").path
+    /// The JWS fixtures' anchor (fixtures/jws/ lies inside the folder the catalogue test walks).
+    let testJWSRoot = SharedTestData.packageRoot.appendingPathComponent("certs/test-jws-root.pem").path
 
     func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
 
     @Test func everyFixtureGetsItsIntendedVerdictAndReason() throws {
-        let outcome = try command.run(["--format", "json", "--root", testRoot, fixtures.path])
+        let outcome = try command.run(["--format", "json", "--root", testRoot, "--root", testJWSRoot, fixtures.path])
         let lines = try outcome.jsonLines()
         #expect(lines.count >= 20)
         for line in lines {
