@@ -26,7 +26,9 @@ public final class PrivateKey: @unchecked Sendable {
     public init(hmacSecret secret: [UInt8]) throws(CryptoError) {
         guard !secret.isEmpty else { throw CryptoError(.invalidKey, "an HMAC secret needs at least one byte") }
         pointer = try openSSLCheck(
-            secret.withUnsafeBufferPointer { EVP_PKEY_new_raw_private_key_ex(nil, "HMAC", nil, $0.baseAddress, $0.count) },
+            secret.withUnsafeBufferPointer {
+                EVP_PKEY_new_raw_private_key_ex(nil, "HMAC", nil, $0.baseAddress, $0.count)
+            },
             "EVP_PKEY_new_raw_private_key_ex", code: .invalidKey)
     }
 

@@ -60,7 +60,8 @@ public final class PublicKey: @unchecked Sendable {
         var name = [CChar](repeating: 0, count: 64)
         var length = 0
         let found = name.withUnsafeMutableBufferPointer { buffer in
-            EVP_PKEY_get_utf8_string_param(pointer, OSSL_PKEY_PARAM_GROUP_NAME, buffer.baseAddress, buffer.count, &length)
+            EVP_PKEY_get_utf8_string_param(
+                pointer, OSSL_PKEY_PARAM_GROUP_NAME, buffer.baseAddress, buffer.count, &length)
         }
         guard found == 1, length < name.count else {
             _ = CryptoError.drainErrorQueue()
@@ -188,7 +189,8 @@ public final class PublicKey: @unchecked Sendable {
                     EVP_PKEY_CTX_set_signature_md(context, algorithm.evpMD), "EVP_PKEY_CTX_set_signature_md")
             case .sha256ECDSA:
                 try openSSLCheck(
-                    EVP_PKEY_CTX_set_signature_md(context, DigestAlgorithm.sha256.evpMD), "EVP_PKEY_CTX_set_signature_md")
+                    EVP_PKEY_CTX_set_signature_md(context, DigestAlgorithm.sha256.evpMD),
+                    "EVP_PKEY_CTX_set_signature_md")
             }
         } catch {
             EVP_PKEY_CTX_free(context)

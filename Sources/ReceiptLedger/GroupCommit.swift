@@ -38,7 +38,8 @@ final class GroupCommit: Sendable {
         // under the lock first.
         let result = await withUnsafeContinuation { (waiter: Waiter) in
             let starts = state.withLock { state in
-                state.pending.append(Pending(entry: entry, waiter: waiter, loop: MultiThreadedEventLoopGroup.currentEventLoop))
+                state.pending.append(
+                    Pending(entry: entry, waiter: waiter, loop: MultiThreadedEventLoopGroup.currentEventLoop))
                 guard !state.flushing else { return false }
                 state.flushing = true
                 return true
@@ -97,4 +98,3 @@ final class GroupCommit: Sendable {
         }
     }
 }
-

@@ -1,6 +1,6 @@
 public import Logging
-import Synchronization
 public import ReceiptModel
+import Synchronization
 
 /// The ledger as a backend uses it: records verifications (group-committed, exactly once per transaction
 /// id), answers what a transaction is and what an account is entitled to, and reads the audit trail.

@@ -262,7 +262,10 @@ struct ReceiptReport {
         case .success(let jws):
             let kind = JWSPayload(jws.payload).map { "\($0.kind)" } ?? "unknown payload"
             lines.append(
-                row("jws", "\(kind)  alg \(jws.algorithm ?? "?")  \(jws.certificates?.count ?? 0) certificates (not verified)"))
+                row(
+                    "jws",
+                    "\(kind)  alg \(jws.algorithm ?? "?")  \(jws.certificates?.count ?? 0) certificates (not verified)")
+            )
             lines.append(row("payload", String(decoding: JSONValue.object(jws.payload).jsonBytes, as: UTF8.self)))
         case .failure(let error):
             lines.append(row("error", "\(error.code)  \(error.reason)"))

@@ -119,7 +119,10 @@ struct NotificationFlowTests {
         let audit = try CommandRunner("receipt-server").run(["ledger", "audit", "--ledger", ledger])
         let entries = try audit.jsonLines().filter { $0["endpoint"] as? String == "/v1/notifications/appstore" }
         #expect(entries.count == 5)
-        #expect(entries.compactMap { $0["reason"] as? String }.sorted() == ["chain.untrusted_root", "notification.duplicate"])
+        #expect(
+            entries.compactMap { $0["reason"] as? String }.sorted() == [
+                "chain.untrusted_root", "notification.duplicate",
+            ])
     }
 
     struct MintFailed: Error { let message: String }

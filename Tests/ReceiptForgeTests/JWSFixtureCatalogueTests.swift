@@ -26,7 +26,8 @@ import Testing
         let request = try JWSFixtures.request(name)
         let committed = try Data(contentsOf: JWSFixtures.directory.appendingPathComponent("\(name).expected.json"))
         #expect(try request.expectationJSON(fileName: "\(name).jws") == committed)
-        let expected = try SharedTestData.json(at: JWSFixtures.directory.appendingPathComponent("\(name).expected.json"))
+        let expected = try SharedTestData.json(
+            at: JWSFixtures.directory.appendingPathComponent("\(name).expected.json"))
         let verdict = try #require(expected["verdict"] as? String)
         #expect(expected["payload_type"] as? String == (try request.payload().kind))
         if verdict == "valid" {

@@ -21,7 +21,8 @@ import Testing
         switch variant {
         case .algorithmNone: Shape(algorithm: "none", signer: nil)
         case .hs256KeyedWithPublicKey: Shape(algorithm: "HS256", signer: nil)
-        case .rs256: Shape(algorithm: "RS256", certificates: ["test-leaf", "test-intermediate", "test-root"], signer: nil)
+        case .rs256:
+            Shape(algorithm: "RS256", certificates: ["test-leaf", "test-intermediate", "test-root"], signer: nil)
         case .tamperedPayload, .twoSegments, .signatureNotBase64URL: Shape()
         case .swappedLeaf: Shape(certificates: ["test-jws-leaf-other-key", trusted[1], trusted[2]])
         case .reorderedCertificates: Shape(certificates: [trusted[1], trusted[0], trusted[2]])
@@ -29,12 +30,15 @@ import Testing
             Shape(certificates: ["test-jws-leaf-no-marker", trusted[1], trusted[2]], signer: "test-jws-leaf-no-marker")
         case .intermediateWithoutMarker:
             Shape(
-                certificates: ["test-jws-leaf-under-unmarked-intermediate", "test-jws-intermediate-no-marker", trusted[2]],
+                certificates: [
+                    "test-jws-leaf-under-unmarked-intermediate", "test-jws-intermediate-no-marker", trusted[2],
+                ],
                 signer: "test-jws-leaf-under-unmarked-intermediate")
         case .expiredLeaf:
             Shape(certificates: ["test-jws-leaf-expired", trusted[1], trusted[2]], signer: "test-jws-leaf-expired")
         case .wrongRoot:
-            Shape(certificates: ["other-jws-leaf", "other-jws-intermediate", "other-jws-root"], signer: "other-jws-leaf")
+            Shape(
+                certificates: ["other-jws-leaf", "other-jws-intermediate", "other-jws-root"], signer: "other-jws-leaf")
         case .xcodeSigned:
             Shape(keyID: "Apple_Xcode_Key", certificates: ["xcode-storekit-testing"], signer: "xcode-storekit-testing")
         case .noCertificates: Shape(certificates: nil)
@@ -77,7 +81,9 @@ import Testing
     @Test func theSwappedLeafIsNotTheSigner() throws {
         let hostile = try DecodedJWS(JWSFixtures.minter.mint(JWSFixtures.baseTransaction(), variant: .swappedLeaf))
         let embedded = try Certificate(derEncoded: #require(hostile.certificates?.first)[...])
-        #expect(!(try embedded.publicKey.verifyES256(signature: hostile.signature[...], message: hostile.signingInput[...])))
+        #expect(
+            !(try embedded.publicKey.verifyES256(signature: hostile.signature[...], message: hostile.signingInput[...]))
+        )
     }
 
     /// One payload byte differs, the JSON still decodes, and the signature covers the original payload.
@@ -116,7 +122,8 @@ import Testing
         let leaf = try Certificate(derEncoded: #require(hostile.certificates?.first)[...])
         #expect(hostile.signature.count == 256)
         let digest = try DigestAlgorithm.sha256.hash(hostile.signingInput[...])
-        #expect(try leaf.publicKey.verifyRSAPKCS1(signature: hostile.signature[...], digest: digest, algorithm: .sha256))
+        #expect(
+            try leaf.publicKey.verifyRSAPKCS1(signature: hostile.signature[...], digest: digest, algorithm: .sha256))
     }
 
     @Test func malformedVariantsAreRefusedByTheDecoder() throws {

@@ -72,8 +72,9 @@ import Testing
         var changed = jws.signingInput
         changed[changed.count - 1] ^= 0x01
         #expect(!(try key.verifyES256(signature: jws.signature[...], message: changed[...])))
-        #expect(!(try JWSFixtures.publicKey("test-jws-leaf-other-key").verifyES256(
-            signature: jws.signature[...], message: jws.signingInput[...])))
+        #expect(
+            !(try JWSFixtures.publicKey("test-jws-leaf-other-key").verifyES256(
+                signature: jws.signature[...], message: jws.signingInput[...])))
     }
 
     /// OpenSSL's own command line, in another process, accepts the signature: the R‖S conversion is right.
@@ -81,7 +82,8 @@ import Testing
     func opensslVerifiesTheES256Signature() throws {
         let jws = try DecodedJWS(JWSFixtures.minter.mint(JWSFixtures.baseTransaction()))
         let leaf = try JWSFixtures.certificateDER("test-jws-leaf")
-        #expect(try OpenSSLJWSCheck.es256Verifies(signature: jws.signature, message: jws.signingInput, certificate: leaf))
+        #expect(
+            try OpenSSLJWSCheck.es256Verifies(signature: jws.signature, message: jws.signingInput, certificate: leaf))
         var wrong = jws.signature
         wrong[40] ^= 0x80
         #expect(!(try OpenSSLJWSCheck.es256Verifies(signature: wrong, message: jws.signingInput, certificate: leaf)))

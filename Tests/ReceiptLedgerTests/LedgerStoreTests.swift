@@ -322,10 +322,12 @@ import Testing
         let full = 2
         let normal = syncEveryCommit ? full : 1
         var reported: [String] = []
-        for (step, (ids, expected)) in [(["1"], full), (["1"], normal), (["1"], normal), (["1", "2"], full), (["2"], normal)]
-            .enumerated()
-        {
-            let outcome = try await ledger.record(Self.entry(ids.map { Self.transaction($0) }, account: "a", at: Self.time(Int64(step))))
+        for (step, (ids, expected)) in [
+            (["1"], full), (["1"], normal), (["1"], normal), (["1", "2"], full), (["2"], normal),
+        ]
+        .enumerated() {
+            let outcome = try await ledger.record(
+                Self.entry(ids.map { Self.transaction($0) }, account: "a", at: Self.time(Int64(step))))
             reported += outcome.newTransactionIDs
             #expect(try await level() == expected, "after step \(step)")
         }

@@ -23,7 +23,8 @@ import Testing
             time: at(1_000), endpoint: "/v1/notifications/appstore", receiptSHA256: "00", verdict: .valid, reason: nil,
             decidedBy: "local", account: nil, transactions: transactions)
         entry.renewals = renewals
-        entry.notification = LedgerNotification(id: id, version: "2", notificationType: "DID_RENEW", received: at(1_000))
+        entry.notification = LedgerNotification(
+            id: id, version: "2", notificationType: "DID_RENEW", received: at(1_000))
         return entry
     }
 

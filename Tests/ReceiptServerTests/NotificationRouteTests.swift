@@ -1,14 +1,15 @@
 import Foundation
+import GRDB
 import Hummingbird
 import HummingbirdTesting
-import GRDB
-@testable import ReceiptLedger
 import ReceiptModel
 import ReceiptRemote
 import ReceiptServer
 import ReceiptVerification
 import TestSupport
 import Testing
+
+@testable import ReceiptLedger
 
 /// `POST /v1/notifications/appstore` and `/v1/verify`'s `signed_transaction`, in-process on a SQLite ledger:
 /// what is refused (and still audited), V1's authentication and unverified hints, and a retry's single effect.
@@ -88,7 +89,8 @@ struct NotificationRouteTests {
         #expect(first["status"] as? String == "recorded")
         #expect((first["new_transaction_ids"] as? [String])?.count == 4)
         #expect(try Support.object(responses[3].body)["status"] as? String == "duplicate")
-        #expect(try await ledger.transaction(id: "forged-1") == nil, "unsigned latest_receipt_info is never a transaction")
+        #expect(
+            try await ledger.transaction(id: "forged-1") == nil, "unsigned latest_receipt_info is never a transaction")
         let hints = try await store.pool.read {
             try String.fetchOne($0, sql: "SELECT unverified_hints FROM ledger_notifications")
         }
@@ -122,7 +124,8 @@ struct NotificationRouteTests {
         let refused = try await Self.exchange([("/v1/verify", body)], ledger: ledger)
         let refusedObject = try Support.object(try #require(refused.first).body)
         #expect(refusedObject["verdict"] as? String == "invalid", "Xcode-signed without the opt-in")
-        let accepted = try await Self.exchange([("/v1/verify", body), ("/v1/verify", body)], ledger: ledger, allowXcode: true)
+        let accepted = try await Self.exchange(
+            [("/v1/verify", body), ("/v1/verify", body)], ledger: ledger, allowXcode: true)
         let first = try Support.object(accepted[0].body)
         #expect(first["verdict"] as? String == "valid")
         #expect(first["payload_type"] as? String == "transaction")

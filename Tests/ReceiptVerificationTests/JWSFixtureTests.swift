@@ -16,7 +16,8 @@ import Testing
 
     static func verifier(allowXcode: Bool) throws -> ReceiptVerifier {
         var anchors = TrustAnchors(allowsXcodeStoreKitTesting: allowXcode)
-        try anchors.addRoots(fromPath: SharedTestData.packageRoot.appendingPathComponent("certs/test-jws-root.pem").path)
+        try anchors.addRoots(
+            fromPath: SharedTestData.packageRoot.appendingPathComponent("certs/test-jws-root.pem").path)
         return ReceiptVerifier(configuration: .init(trustAnchors: anchors))
     }
 

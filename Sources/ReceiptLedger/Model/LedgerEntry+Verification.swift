@@ -83,7 +83,8 @@ extension LedgerEntry {
             case .renewalInfo(let jws)?:
                 renewals = recorder.renewal(jws).map { [$0] } ?? []
             case .notification(let payload)?:
-                transactions = verdict.verifiedTransaction.flatMap { recorder.transaction($0, source: .notification) }
+                transactions =
+                    verdict.verifiedTransaction.flatMap { recorder.transaction($0, source: .notification) }
                     .map { [$0] } ?? []
                 renewals = verdict.verifiedRenewalInfo.flatMap { recorder.renewal($0) }.map { [$0] } ?? []
                 notification = Self.notification(payload, received: time, about: transactions.first, renewals.first)
@@ -110,7 +111,8 @@ extension LedgerEntry {
         else { return nil }
         let text = { (value: String?) in value.flatMap { TransactionRecorder.storable($0) ? $0 : nil } }
         return LedgerNotification(
-            id: id, version: "2", notificationType: text(payload.notificationType) ?? "", subtype: text(payload.subtype),
+            id: id, version: "2", notificationType: text(payload.notificationType) ?? "",
+            subtype: text(payload.subtype),
             signedDate: payload.signedDate, received: received,
             originalTransactionID: transaction?.originalTransactionID ?? renewal?.originalTransactionID)
     }
@@ -164,7 +166,9 @@ struct TransactionRecorder {
             reported: ProductKind(jwsType: jws.type), bundleID: jws.bundleID ?? "", environment: jws.environment ?? "",
             purchase: jws.purchaseDate, expires: jws.expiresDate, cancellation: jws.revocationDate,
             webOrder: jws.webOrderLineItemID, source: source)
-        transaction?.appAccountToken = jws.appAccountToken.flatMap { Self.storable($0) && $0.utf8.count <= 256 ? $0 : nil }
+        transaction?.appAccountToken = jws.appAccountToken.flatMap {
+            Self.storable($0) && $0.utf8.count <= 256 ? $0 : nil
+        }
         return transaction
     }
 

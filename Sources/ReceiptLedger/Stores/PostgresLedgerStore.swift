@@ -163,7 +163,9 @@ public final class PostgresLedgerStore: LedgerStore {
             for try await (original, account) in rows.decode((String, String).self) {
                 snapshot.owners[original] = account
             }
-            for renewal in try await renewals(connection, originalTransactionIDs: keys.originalTransactionIDs, logger: logger) {
+            for renewal in try await renewals(
+                connection, originalTransactionIDs: keys.originalTransactionIDs, logger: logger)
+            {
                 snapshot.renewals[renewal.originalTransactionID] = renewal
             }
         }

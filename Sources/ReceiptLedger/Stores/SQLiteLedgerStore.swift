@@ -1,7 +1,7 @@
 import BER
 import GRDB
-import Synchronization
 public import ReceiptModel
+import Synchronization
 
 /// The embedded ledger: one SQLite database file in WAL mode, through GRDB.
 ///
@@ -299,7 +299,8 @@ public final class SQLiteLedgerStore: LedgerStore {
             else { return nil }
             var transaction = try Self.transaction(row)
             transaction.appAccountToken = try String.fetchOne(
-                db, sql: "SELECT app_account_token FROM ledger_account_tokens WHERE transaction_id = ?", arguments: [id])
+                db, sql: "SELECT app_account_token FROM ledger_account_tokens WHERE transaction_id = ?", arguments: [id]
+            )
             let owner = try String.fetchOne(
                 db, sql: "SELECT account FROM ledger_owners WHERE original_transaction_id = ?",
                 arguments: [transaction.originalTransactionID])

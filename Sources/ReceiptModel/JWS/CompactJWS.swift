@@ -41,7 +41,8 @@ public struct CompactJWS: Sendable {
         }
         let dots = trimmed.indices.filter { trimmed[$0] == UInt8(ascii: ".") }
         guard dots.count == 2, let first = dots.first, let second = dots.last else {
-            throw JWSError(.malformed, "a compact JWS has three segments separated by two dots; found \(dots.count + 1)")
+            throw JWSError(
+                .malformed, "a compact JWS has three segments separated by two dots; found \(dots.count + 1)")
         }
         let headerBytes = try Self.segment(trimmed[trimmed.startIndex..<first], "header")
         payloadBytes = try Self.segment(trimmed[(first + 1)..<second], "payload")
@@ -67,7 +68,9 @@ public struct CompactJWS: Sendable {
     }
 
     private static func trimmed(_ text: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        let outside: Set<UInt8> = [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"), UInt8(ascii: "\"")]
+        let outside: Set<UInt8> = [
+            UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"), UInt8(ascii: "\""),
+        ]
         let start = text.firstIndex { !outside.contains($0) } ?? text.endIndex
         let end = text.lastIndex { !outside.contains($0) }.map { $0 + 1 } ?? start
         return start < end ? text[start..<end] : text[start..<start]
@@ -111,7 +114,8 @@ public struct CompactJWS: Sendable {
         guard let value = header["x5c"] else { return nil }
         guard let entries = value.arrayValue else { throw JWSError(.malformed, "the header's x5c is not an array") }
         guard entries.count <= maximumCertificates else {
-            throw JWSError(.tooLarge, "x5c holds \(entries.count) certificates; at most \(maximumCertificates) are read")
+            throw JWSError(
+                .tooLarge, "x5c holds \(entries.count) certificates; at most \(maximumCertificates) are read")
         }
         var certificates: [[UInt8]] = []
         for (position, entry) in entries.enumerated() {

@@ -33,7 +33,9 @@ public enum NotificationBody: Sendable {
             throw ServerError(.invalidJSON, "the notification is not a JSON object: \(error.reason)")
         }
         if let signed = object["signedPayload"] {
-            guard let text = signed.stringValue else { throw ServerError(.invalidJSON, "signedPayload is not a string") }
+            guard let text = signed.stringValue else {
+                throw ServerError(.invalidJSON, "signedPayload is not a string")
+            }
             self = .version2(signedPayload: Array(text.utf8))
             return
         }
@@ -41,7 +43,9 @@ public enum NotificationBody: Sendable {
             throw ServerError(
                 .missingNotification, "neither signedPayload (version 2) nor notification_type (version 1)")
         }
-        guard let typeText = type.stringValue else { throw ServerError(.invalidJSON, "notification_type is not a string") }
+        guard let typeText = type.stringValue else {
+            throw ServerError(.invalidJSON, "notification_type is not a string")
+        }
         guard let unified = object["unified_receipt"]?.objectValue, let latest = unified.text("latest_receipt") else {
             throw ServerError(.notificationRejected, "a version 1 notification needs unified_receipt.latest_receipt")
         }

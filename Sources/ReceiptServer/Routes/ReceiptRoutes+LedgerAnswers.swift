@@ -76,7 +76,9 @@ extension ReceiptRoutes {
         let renewals = held.renewals.filter { $0.signedDate > created }
         guard !newer.isEmpty || !renewals.isEmpty else { return nil }
         return LedgerKnowledge(
-            newer: newer.sorted { ($0.purchaseDate ?? created, $0.transactionID) < ($1.purchaseDate ?? created, $1.transactionID) },
+            newer: newer.sorted {
+                ($0.purchaseDate ?? created, $0.transactionID) < ($1.purchaseDate ?? created, $1.transactionID)
+            },
             renewals: held.renewals)
     }
 
@@ -116,8 +118,10 @@ extension ReceiptRoutes {
         writer.field("product_id", transaction.productID)
         writer.field("transaction_id", transaction.transactionID)
         writer.field("original_transaction_id", transaction.originalTransactionID)
-        AppleReceiptJSON.writeDate(transaction.purchaseDate, "purchase_date", "purchase_date_ms", "purchase_date_pst", to: &writer)
-        AppleReceiptJSON.writeDate(transaction.expiresDate, "expires_date", "expires_date_ms", "expires_date_pst", to: &writer)
+        AppleReceiptJSON.writeDate(
+            transaction.purchaseDate, "purchase_date", "purchase_date_ms", "purchase_date_pst", to: &writer)
+        AppleReceiptJSON.writeDate(
+            transaction.expiresDate, "expires_date", "expires_date_ms", "expires_date_pst", to: &writer)
         AppleReceiptJSON.writeDate(
             transaction.cancellationDate, "cancellation_date", "cancellation_date_ms", "cancellation_date_pst",
             to: &writer)

@@ -90,7 +90,9 @@ extension ReceiptVerifier {
         }
         guard let payload else {
             return finish([
-                Reason(.jwsMalformed, "jws: the payload is not a transaction, renewal info, app transaction or notification")
+                Reason(
+                    .jwsMalformed,
+                    "jws: the payload is not a transaction, renewal info, app transaction or notification")
             ])
         }
         var reasons: [Reason] = []
@@ -147,7 +149,8 @@ extension ReceiptVerifier {
     }
 
     /// A nested JWS about another app or environment than its notification.
-    private static func nestedMismatch(_ notification: NotificationV2, _ payload: JWSPayload?, name: String) -> Reason? {
+    private static func nestedMismatch(_ notification: NotificationV2, _ payload: JWSPayload?, name: String) -> Reason?
+    {
         if let inner = payload?.bundleID, inner != notification.bundleID {
             return Reason(
                 .jwsNestedMismatch,
@@ -190,7 +193,9 @@ extension ReceiptVerifier {
         }
         if let maximum = policy.maximumSignedAge {
             let limit = maximum.components.seconds.multipliedReportingOverflow(by: 1000)
-            let age = payload.signedDate.map { now().millisecondsSince1970.subtractingReportingOverflow($0.millisecondsSince1970) }
+            let age = payload.signedDate.map {
+                now().millisecondsSince1970.subtractingReportingOverflow($0.millisecondsSince1970)
+            }
             if let age, !age.overflow, !limit.overflow, age.partialValue <= limit.partialValue {
                 // Within the maximum age.
             } else {

@@ -1,6 +1,6 @@
+internal import BER
 internal import ReceiptCrypto
 internal import ReceiptModel
-internal import BER
 
 extension ReceiptVerifier {
     /// The curves a JWS chain's keys may be on: P-256 (Apple's leaves) and P-384 (Apple Root CA - G3, WWDR G6).
@@ -56,7 +56,8 @@ extension ReceiptVerifier {
         let anchors = configuration.trustAnchors.additionalRoots + parsed.filter(configuration.trustAnchors.isPinned)
         let result: ChainVerificationResult
         do {
-            result = try ChainVerifier.verify(leaf: leaf, intermediates: Array(parsed.dropFirst()), anchors: anchors, at: instant)
+            result = try ChainVerifier.verify(
+                leaf: leaf, intermediates: Array(parsed.dropFirst()), anchors: anchors, at: instant)
         } catch {
             evaluation.reasons = [Reason(.internalError, "chain: OpenSSL could not run path validation: \(error)")]
             return evaluation
@@ -130,7 +131,8 @@ extension ReceiptVerifier {
     /// package's own parser before OpenSSL decodes anything.
     static func jwsKeyReason(_ der: ArraySlice<UInt8>, name: String) -> Reason? {
         guard der.count <= maximumCertificateSize else {
-            return Reason(.chainTooLarge, "chain: \(name) has \(der.count) bytes; at most \(maximumCertificateSize) are read")
+            return Reason(
+                .chainTooLarge, "chain: \(name) has \(der.count) bytes; at most \(maximumCertificateSize) are read")
         }
         let info: SubjectPublicKeyInfo
         do {
