@@ -44,14 +44,9 @@ public struct SubjectPublicKeyInfo: Sendable {
         let key = try info.read(expecting: .bitString)
         try info.expectEnd()
         algorithm = identifier.algorithm
-        if identifier.algorithm == .ecPublicKey, let parameters = identifier.parameters {
-            var reader = BERReader(parameters)
-            let curve = try reader.read(expecting: .objectIdentifier).objectIdentifierValue()
-            try reader.expectEnd()
-            namedCurve = curve
-        } else {
-            namedCurve = nil
-        }
+        // Explicit curve parameters (a SEQUENCE, not an OID) leave `namedCurve` nil: the key is still read, and a
+        // verifier refuses it by kind.
+        namedCurve = identifier.algorithm == .ecPublicKey ? identifier.parameters.flatMap(Self.namedCurve) : nil
         guard identifier.algorithm == .rsaEncryption,
             identifier.parameters.map({ $0.elementsEqual([0x05, 0x00]) }) ?? true
         else {
@@ -59,6 +54,15 @@ public struct SubjectPublicKeyInfo: Sendable {
             return
         }
         rsaSizes = try Self.rsaSizes(bitString: key)
+    }
+
+    /// The curve of `ECParameters ::= CHOICE { namedCurve OBJECT IDENTIFIER, … }` when it is the named one.
+    private static func namedCurve(_ parameters: ArraySlice<UInt8>) -> ASN1ObjectIdentifier? {
+        var reader = BERReader(parameters)
+        guard let element = try? reader.read(expecting: .objectIdentifier), (try? reader.expectEnd()) != nil else {
+            return nil
+        }
+        return try? element.objectIdentifierValue()
     }
 
     /// The modulus and exponent sizes of the DER `RSAPublicKey` in a BIT STRING with no unused bits.
