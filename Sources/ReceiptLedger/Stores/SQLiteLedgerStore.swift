@@ -1,5 +1,6 @@
 import BER
 import GRDB
+import Glibc
 public import ReceiptModel
 import Synchronization
 
@@ -36,7 +37,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         configuration.busyMode = .timeout(Double(wait.seconds) + Double(wait.attoseconds) / 1e18)
         configuration.readonly = options.readOnly
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
+            pool = try Self.openPool(path: path, configuration: configuration, patience: options.busyTimeout)
             if options.readOnly {
                 _ = try pool.read { try Int.fetchOne($0, sql: "SELECT MAX(version) FROM ledger_schema") }
                 return
@@ -49,6 +50,23 @@ public final class SQLiteLedgerStore: LedgerStore {
             throw LedgerError(.unavailable, "cannot open the SQLite ledger at \(path): \(Self.describe(error))")
         }
         try migrate()
+    }
+
+    /// Opens the pool, trying again while another connection's set-up holds the database (replicas or stores
+    /// opening one new file together: switching it to WAL answers SQLITE_BUSY at once rather than waiting), for at
+    /// most `patience`.
+    private static func openPool(path: String, configuration: Configuration, patience: Duration) throws
+        -> DatabasePool
+    {
+        let clock = ContinuousClock()
+        let deadline = clock.now + patience
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && clock.now < deadline {
+                usleep(20_000)  // start-up only: the store is not serving yet
+            }
+        }
     }
 
     public func close() async {
