@@ -48,6 +48,18 @@ struct ServeCommand: AsyncParsableCommand {
             "Accept only this environment (Production, Sandbox, Xcode); repeatable [RECEIPT_SERVER_ENVIRONMENTS].",
             valueName: "name"))
     var environment: [String] = []
+    @Option(
+        name: .customLong("app-apple-id"),
+        help: ArgumentHelp(
+            "JWS and notifications: accept only this app Apple id where the payload names one; repeatable [RECEIPT_SERVER_APP_APPLE_IDS, ','-separated].",
+            valueName: "id"))
+    var appAppleIDs: [Int64] = []
+    @Option(
+        name: .customLong("max-jws-age"),
+        help: ArgumentHelp(
+            "JWS and notifications: refuse one signed longer ago than this many seconds [RECEIPT_SERVER_MAX_JWS_AGE]. Default: no limit.",
+            valueName: "seconds"))
+    var maximumJWSAge: Double?
 
     @Option(
         help: ArgumentHelp(
@@ -201,6 +213,17 @@ struct ServeCommand: AsyncParsableCommand {
                     }
                     return value
                 })
+        }
+        let appIDs =
+            appAppleIDs.isEmpty
+            ? try (env("RECEIPT_SERVER_APP_APPLE_IDS")?.split(separator: ",") ?? []).map { text in
+                guard let id = Int64(text) else { throw ValidationError("RECEIPT_SERVER_APP_APPLE_IDS takes numbers") }
+                return id
+            } : appAppleIDs
+        if !appIDs.isEmpty { policy.acceptedAppAppleIDs = Set(appIDs) }
+        if maximumJWSAge != nil || env("RECEIPT_SERVER_MAX_JWS_AGE") != nil {
+            policy.maximumSignedAge = try seconds(
+                maximumJWSAge, "--max-jws-age", "RECEIPT_SERVER_MAX_JWS_AGE", default: 0)
         }
         let atName = at ?? env("RECEIPT_SERVER_AT") ?? "creation"
         guard let validationTime = ReceiptServerConfiguration.validationTime(named: atName),

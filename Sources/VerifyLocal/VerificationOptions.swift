@@ -42,6 +42,18 @@ struct VerificationOptions: ParsableArguments {
             "Require the receipt's device hash to match this device: an iOS identifierForVendor (32 hex digits or a UUID) or a Mac's MAC address (12 hex digits, aa:bb:cc:dd:ee:ff or aa-bb-cc-dd-ee-ff).",
             valueName: "uuid|mac"))
     var deviceID: String?
+    @Option(
+        name: .customLong("app-apple-id"),
+        help: ArgumentHelp(
+            "JWS: accept only this app Apple id where the payload names one (notifications, app transactions); repeatable.",
+            valueName: "id"))
+    var appAppleIDs: [Int64] = []
+    @Option(
+        name: .customLong("max-jws-age"),
+        help: ArgumentHelp(
+            "JWS: refuse one signed longer ago than this many seconds before now (policy.signed_too_long_ago).",
+            valueName: "seconds"))
+    var maximumJWSAge: Int64?
 
     /// Parses the validation time; with `now`, the verifier reads the clock it is given once per receipt.
     func validationTime() throws -> ValidationTime {
@@ -87,6 +99,13 @@ struct VerificationOptions: ParsableArguments {
                 )
             }
             policy.deviceIdentifier = identifier
+        }
+        if !appAppleIDs.isEmpty { policy.acceptedAppAppleIDs = Set(appAppleIDs) }
+        if let maximumJWSAge {
+            guard maximumJWSAge > 0, maximumJWSAge <= Int64(Int32.max) else {
+                throw ValidationError("--max-jws-age takes a positive number of seconds, at most \(Int32.max)")
+            }
+            policy.maximumSignedAge = .seconds(maximumJWSAge)
         }
         return ReceiptVerifier(
             configuration: .init(

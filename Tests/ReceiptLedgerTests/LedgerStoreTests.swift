@@ -285,6 +285,7 @@ import Testing
                 LedgerRenewal(
                     originalTransactionID: "s", productID: "product.s", autoRenewProductID: "product.s",
                     autoRenewStatus: 1, isInBillingRetryPeriod: retry, gracePeriodExpiresDate: Self.time(5_000),
+                    expirationIntent: 2, renewalDate: Self.time(4_000), offerType: 2, offerIdentifier: "spring",
                     environment: "Sandbox", signedDate: Self.time(signed), updated: Self.time(signed))
             ]
             entry.notification = LedgerNotification(
@@ -300,6 +301,12 @@ import Testing
         let held = try await ledger.subscriptions(originalTransactionIDs: ["s", "unknown"])
         #expect(held.transactions.map(\.transactionID) == ["t1"])
         #expect(held.renewals.map(\.isInBillingRetryPeriod) == [true], "the later-signed state stays")
+        let renewal = try #require(held.renewals.first)
+        #expect(renewal.productID == "product.s" && renewal.autoRenewProductID == "product.s")
+        #expect(renewal.autoRenewStatus == 1 && renewal.expirationIntent == 2)
+        #expect(renewal.gracePeriodExpiresDate == Self.time(5_000) && renewal.renewalDate == Self.time(4_000))
+        #expect(renewal.offerType == 2 && renewal.offerIdentifier == "spring")
+        #expect(renewal.environment == "Sandbox" && renewal.signedDate == Self.time(2_000))
         #expect(try await store.renewals(ownedBy: "alice").map(\.signedDate) == [Self.time(2_000)])
         #expect(try await ledger.entitlements(account: "alice", at: Self.time(3_000)).first?.state == .gracePeriod)
         #expect(try await ledger.transaction(id: "t1")?.0.appAccountToken == bought.appAccountToken)

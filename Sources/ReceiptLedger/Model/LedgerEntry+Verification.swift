@@ -160,11 +160,16 @@ struct TransactionRecorder {
     }
 
     /// A verified StoreKit 2 transaction (on its own or nested in a notification).
+    ///
+    /// A transaction the customer upgraded from (`isUpgraded`) is recorded without its expiry: its successor (same
+    /// original transaction id, a higher-level product) carries the subscription from the upgrade on, so the
+    /// superseded one must not stand as the subscription's latest expiry.
     func transaction(_ jws: JWSTransaction, source: LedgerSource) -> LedgerTransaction? {
         var transaction = make(
             id: jws.transactionID, original: jws.originalTransactionID, product: jws.productID,
             reported: ProductKind(jwsType: jws.type), bundleID: jws.bundleID ?? "", environment: jws.environment ?? "",
-            purchase: jws.purchaseDate, expires: jws.expiresDate, cancellation: jws.revocationDate,
+            purchase: jws.purchaseDate, expires: jws.isUpgraded == true ? nil : jws.expiresDate,
+            cancellation: jws.revocationDate,
             webOrder: jws.webOrderLineItemID, source: source)
         transaction?.appAccountToken = jws.appAccountToken.flatMap {
             Self.storable($0) && $0.utf8.count <= 256 ? $0 : nil
@@ -183,7 +188,8 @@ struct TransactionRecorder {
             originalTransactionID: original, productID: text(jws.productID),
             autoRenewProductID: text(jws.autoRenewProductID), autoRenewStatus: jws.autoRenewStatus,
             isInBillingRetryPeriod: jws.isInBillingRetryPeriod, gracePeriodExpiresDate: jws.gracePeriodExpiresDate,
-            expirationIntent: jws.expirationIntent, renewalDate: jws.renewalDate,
+            expirationIntent: jws.expirationIntent, renewalDate: jws.renewalDate, offerType: jws.offerType,
+            offerIdentifier: text(jws.offerIdentifier).flatMap { $0.utf8.count <= 256 ? $0 : nil },
             environment: text(jws.environment) ?? "", signedDate: signed, updated: time)
     }
 

@@ -19,6 +19,10 @@ public struct LedgerRenewal: Sendable, Hashable {
     public var gracePeriodExpiresDate: ReceiptDate?
     public var expirationIntent: Int64?
     public var renewalDate: ReceiptDate?
+    /// The offer the next renewal applies: 1 introductory, 2 promotional, 3 offer code, 4 win-back.
+    public var offerType: Int64?
+    /// The promotional offer's id or the offer code's reference name.
+    public var offerIdentifier: String?
     public var environment: String
     /// When Apple signed the renewal info: what orders sightings.
     public var signedDate: ReceiptDate
@@ -28,9 +32,11 @@ public struct LedgerRenewal: Sendable, Hashable {
     public init(
         originalTransactionID: String, productID: String? = nil, autoRenewProductID: String? = nil,
         autoRenewStatus: Int64? = nil, isInBillingRetryPeriod: Bool? = nil, gracePeriodExpiresDate: ReceiptDate? = nil,
-        expirationIntent: Int64? = nil, renewalDate: ReceiptDate? = nil, environment: String, signedDate: ReceiptDate,
-        updated: ReceiptDate
+        expirationIntent: Int64? = nil, renewalDate: ReceiptDate? = nil, offerType: Int64? = nil,
+        offerIdentifier: String? = nil, environment: String, signedDate: ReceiptDate, updated: ReceiptDate
     ) {
+        self.offerType = offerType
+        self.offerIdentifier = offerIdentifier
         self.originalTransactionID = originalTransactionID
         self.productID = productID
         self.autoRenewProductID = autoRenewProductID

@@ -118,6 +118,8 @@ enum LedgerSchema {
                 grace_period_expires_ms \(integer),
                 expiration_intent \(integer),
                 renewal_date_ms \(integer),
+                offer_type \(integer),
+                offer_identifier TEXT,
                 environment TEXT NOT NULL,
                 signed_date_ms \(integer) NOT NULL,
                 updated_ms \(integer) NOT NULL
@@ -147,7 +149,8 @@ enum LedgerSchema {
     /// The columns of `ledger_renewals`, in the order stores read and write them.
     static let renewalColumns =
         "original_transaction_id, product_id, auto_renew_product_id, auto_renew_status, in_billing_retry, "
-        + "grace_period_expires_ms, expiration_intent, renewal_date_ms, environment, signed_date_ms, updated_ms"
+        + "grace_period_expires_ms, expiration_intent, renewal_date_ms, offer_type, offer_identifier, environment, "
+        + "signed_date_ms, updated_ms"
 
     /// The table of applied versions, created before anything else.
     static func versionTable(_ dialect: Dialect) -> String {

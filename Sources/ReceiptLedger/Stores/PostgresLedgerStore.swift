@@ -218,12 +218,14 @@ public final class PostgresLedgerStore: LedgerStore {
                         + "jsonb_to_recordset($1::jsonb) AS x(original_transaction_id text, product_id text, "
                         + "auto_renew_product_id text, auto_renew_status bigint, in_billing_retry bigint, "
                         + "grace_period_expires_ms bigint, expiration_intent bigint, renewal_date_ms bigint, "
-                        + "environment text, signed_date_ms bigint, updated_ms bigint) "
+                        + "offer_type bigint, offer_identifier text, environment text, signed_date_ms bigint, "
+                        + "updated_ms bigint) "
                         + "ON CONFLICT (original_transaction_id) DO UPDATE SET product_id = EXCLUDED.product_id, "
                         + "auto_renew_product_id = EXCLUDED.auto_renew_product_id, auto_renew_status = "
                         + "EXCLUDED.auto_renew_status, in_billing_retry = EXCLUDED.in_billing_retry, "
                         + "grace_period_expires_ms = EXCLUDED.grace_period_expires_ms, expiration_intent = "
-                        + "EXCLUDED.expiration_intent, renewal_date_ms = EXCLUDED.renewal_date_ms, environment = "
+                        + "EXCLUDED.expiration_intent, renewal_date_ms = EXCLUDED.renewal_date_ms, offer_type = "
+                        + "EXCLUDED.offer_type, offer_identifier = EXCLUDED.offer_identifier, environment = "
                         + "EXCLUDED.environment, signed_date_ms = EXCLUDED.signed_date_ms, updated_ms = EXCLUDED.updated_ms",
                     binds: binds(records(changes.renewals))), logger: logger)
         }
@@ -329,6 +331,8 @@ public final class PostgresLedgerStore: LedgerStore {
             number("grace_period_expires_ms", renewal.gracePeriodExpiresDate?.millisecondsSince1970, to: &writer)
             number("expiration_intent", renewal.expirationIntent, to: &writer)
             number("renewal_date_ms", renewal.renewalDate?.millisecondsSince1970, to: &writer)
+            number("offer_type", renewal.offerType, to: &writer)
+            if let value = renewal.offerIdentifier { writer.field("offer_identifier", value) }
             writer.field("environment", renewal.environment)
             writer.field("signed_date_ms", renewal.signedDate.millisecondsSince1970)
             writer.field("updated_ms", renewal.updated.millisecondsSince1970)
@@ -338,15 +342,17 @@ public final class PostgresLedgerStore: LedgerStore {
         return writer.string
     }
 
-    typealias RenewalRow = (String, String?, String?, Int64?, Int64?, Int64?, Int64?, Int64?, String, Int64, Int64)
+    typealias RenewalRow = (
+        String, String?, String?, Int64?, Int64?, Int64?, Int64?, Int64?, Int64?, String?, String, Int64, Int64
+    )
 
     private static func renewal(_ row: RenewalRow) -> LedgerRenewal {
         LedgerRenewal(
             originalTransactionID: row.0, productID: row.1, autoRenewProductID: row.2, autoRenewStatus: row.3,
             isInBillingRetryPeriod: row.4.map { $0 != 0 }, gracePeriodExpiresDate: date(row.5),
-            expirationIntent: row.6, renewalDate: date(row.7), environment: row.8,
-            signedDate: ReceiptDate(clampingMillisecondsSince1970: row.9),
-            updated: ReceiptDate(clampingMillisecondsSince1970: row.10))
+            expirationIntent: row.6, renewalDate: date(row.7), offerType: row.8, offerIdentifier: row.9,
+            environment: row.10, signedDate: ReceiptDate(clampingMillisecondsSince1970: row.11),
+            updated: ReceiptDate(clampingMillisecondsSince1970: row.12))
     }
 
     /// The renewal states held for `originalTransactionIDs`.

@@ -215,13 +215,14 @@ public final class SQLiteLedgerStore: LedgerStore {
         if !changes.renewals.isEmpty {
             let upsert = try db.cachedStatement(
                 sql: "INSERT OR REPLACE INTO ledger_renewals (\(LedgerSchema.renewalColumns)) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
             for renewal in changes.renewals {
                 try upsert.execute(arguments: [
                     renewal.originalTransactionID, renewal.productID, renewal.autoRenewProductID,
                     renewal.autoRenewStatus, renewal.isInBillingRetryPeriod.map { $0 ? 1 : 0 },
                     renewal.gracePeriodExpiresDate?.millisecondsSince1970, renewal.expirationIntent,
-                    renewal.renewalDate?.millisecondsSince1970, renewal.environment,
+                    renewal.renewalDate?.millisecondsSince1970, renewal.offerType, renewal.offerIdentifier,
+                    renewal.environment,
                     renewal.signedDate.millisecondsSince1970, renewal.updated.millisecondsSince1970,
                 ])
             }
@@ -296,9 +297,9 @@ public final class SQLiteLedgerStore: LedgerStore {
         return LedgerRenewal(
             originalTransactionID: row[0], productID: row[1], autoRenewProductID: row[2], autoRenewStatus: row[3],
             isInBillingRetryPeriod: retry.map { $0 != 0 }, gracePeriodExpiresDate: date(row[5]),
-            expirationIntent: row[6], renewalDate: date(row[7]), environment: row[8],
-            signedDate: ReceiptDate(clampingMillisecondsSince1970: row[9]),
-            updated: ReceiptDate(clampingMillisecondsSince1970: row[10]))
+            expirationIntent: row[6], renewalDate: date(row[7]), offerType: row[8], offerIdentifier: row[9],
+            environment: row[10], signedDate: ReceiptDate(clampingMillisecondsSince1970: row[11]),
+            updated: ReceiptDate(clampingMillisecondsSince1970: row[12]))
     }
 
     private static func date(_ milliseconds: Int64?) -> ReceiptDate? {

@@ -140,6 +140,14 @@ extension ReceiptRoutes {
         if let status = renewal.autoRenewStatus { writer.field("auto_renew_status", String(status)) }
         if let retry = renewal.isInBillingRetryPeriod { writer.field("is_in_billing_retry_period", retry ? "1" : "0") }
         if let intent = renewal.expirationIntent { writer.field("expiration_intent", String(intent)) }
+        // Apple's names for a pending offer: a promotional offer's id, an offer code's reference name.
+        if let offer = renewal.offerIdentifier {
+            switch renewal.offerType {
+            case 2?: writer.field("promotional_offer_id", offer)
+            case 3?: writer.field("offer_code_ref_name", offer)
+            default: break
+            }
+        }
         AppleReceiptJSON.writeDate(
             renewal.gracePeriodExpiresDate, "grace_period_expires_date", "grace_period_expires_date_ms",
             "grace_period_expires_date_pst", to: &writer)
