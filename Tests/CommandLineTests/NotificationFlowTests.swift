@@ -38,7 +38,8 @@ struct NotificationFlowTests {
         let standIn = try StandInProcess()
         let server = try await ReceiptServerProcess(
             [
-                "--ledger", ledger, "--root", certs.appendingPathComponent("test-root.pem").path, "--root",
+                "--ledger", ledger, "--bundle-id", bundle, "--root", certs.appendingPathComponent("test-root.pem").path,
+                "--root",
                 certs.appendingPathComponent("test-jws-root.pem").path, "--remote-fallback", "--apple-production-url",
                 standIn.productionURL, "--apple-sandbox-url", standIn.sandboxURL,
             ], environment: ["RECEIPT_SERVER_SHARED_SECRET": secret], in: folder.url)
@@ -115,10 +116,21 @@ struct NotificationFlowTests {
         #expect(refunded.status == 200)
         #expect(try await Self.state(client, port) == "revoked")
 
-        // Every notification is in the audit trail: five, the forged one invalid, the retry a duplicate.
+        // A refund of a transaction the receipt itself lists: /verifyReceipt shows it, from the ledger.
+        let refundListed = try Self.notification(
+            "REFUND", uuid: "flow-refund-listed", signed: now - 1_800_000, transaction: lapsed,
+            expires: 1_740_073_148_000, revoked: now - 1_800_000, autoRenew: 1, retry: false, in: folder)
+        #expect(try await client.post(port: port, "/v1/notifications/appstore", json: refundListed).status == 200)
+        let shown = try await client.post(port: port, "/sandbox/verifyReceipt", json: verifyReceipt)
+        let entry = (try shown.json()["latest_receipt_info"] as? [[String: Any]])?.first {
+            $0["transaction_id"] as? String == lapsed
+        }
+        #expect(entry?["cancellation_date_ms"] as? String == String(now - 1_800_000), "\(String(describing: entry))")
+
+        // Every notification is in the audit trail: six, the forged one invalid, the retry a duplicate.
         let audit = try CommandRunner("receipt-server").run(["ledger", "audit", "--ledger", ledger])
         let entries = try audit.jsonLines().filter { $0["endpoint"] as? String == "/v1/notifications/appstore" }
-        #expect(entries.count == 5)
+        #expect(entries.count == 6)
         #expect(
             entries.compactMap { $0["reason"] as? String }.sorted() == [
                 "chain.untrusted_root", "notification.duplicate",

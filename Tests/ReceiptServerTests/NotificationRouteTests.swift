@@ -18,13 +18,27 @@ struct NotificationRouteTests {
     typealias Support = ServerTestSupport
     static let path = "/v1/notifications/appstore"
 
+    static let bundle = "org.example.receiptforge.sample"
+
+    /// The test roots (receipts and JWS), the fixtures' app configured unless `configured` is false.
+    static func verifier(allowXcode: Bool, configured: Bool) throws -> ReceiptVerifier {
+        var anchors = TrustAnchors(allowsXcodeStoreKitTesting: allowXcode)
+        for root in ["test-root.pem", "test-jws-root.pem"] {
+            try anchors.addRoots(fromPath: SharedTestData.packageRoot.appendingPathComponent("certs/\(root)").path)
+        }
+        var policy = ReceiptPolicy()
+        if configured { policy.acceptedBundleIDs = [bundle] }
+        return ReceiptVerifier(configuration: .init(trustAnchors: anchors, policy: policy))
+    }
+
     static func exchange(
-        _ bodies: [(String, String)], ledger: Ledger?, sharedSecret: String? = nil, allowXcode: Bool = false
+        _ bodies: [(String, String)], ledger: Ledger?, sharedSecret: String? = nil, allowXcode: Bool = false,
+        configured: Bool = true
     ) async throws -> [TestResponse] {
         let service = ReceiptService(
             configuration: Support.configuration(sharedSecret: sharedSecret),
-            decider: FallbackVerifier(verifier: try Support.verifier(allowXcode: allowXcode)), ledger: ledger,
-            logger: Support.quietLogger)
+            decider: FallbackVerifier(verifier: try verifier(allowXcode: allowXcode, configured: configured)),
+            ledger: ledger, logger: Support.quietLogger)
         return try await service.makeApplication().test(.router) { client in
             var responses: [TestResponse] = []
             for (path, body) in bodies {
@@ -96,7 +110,8 @@ struct NotificationRouteTests {
         }
         #expect(hints?.hasPrefix(#"{"verified":false,"latest_receipt_info":[{"transaction_id":"forged-1""#) == true)
         let audit = try await store.auditEntries(AuditQuery())
-        #expect(audit.map(\.verdict) == ["invalid", "valid", "valid"], "the wrong password is not even read further")
+        #expect(audit.map(\.verdict) == ["invalid", "invalid", "valid", "valid"], "every notification is audited")
+        #expect(audit.first?.reason == "server.shared_secret_mismatch")
         #expect(audit.last?.reason == LedgerPlan.duplicateCode)
     }
 
@@ -108,33 +123,77 @@ struct NotificationRouteTests {
         #expect(responses.first?.status.code == 422)
     }
 
+    @Test func aServerConfiguredForNoAppTakesNoJWS() async throws {
+        let folder = try TemporaryFolder()
+        let responses = try await Self.exchange(
+            [
+                (Self.path, #"{"signedPayload":"a.b.c"}"#),
+                ("/v1/verify", #"{"signed_transaction":"a.b.c"}"#),
+            ], ledger: try Self.ledger(folder).0, configured: false)
+        #expect(responses.map(\.status.code) == [403, 403])
+        #expect(
+            try responses.map { try Self.errorCode($0) } == ["server.bundle_id_required", "server.bundle_id_required"])
+    }
+
     @Test func withoutALedgerTheEndpointIsDisabled() async throws {
         let responses = try await Self.exchange([(Self.path, #"{"signedPayload":"a.b.c"}"#)], ledger: nil)
         #expect(responses.first?.status.code == 404)
         #expect(try Self.errorCode(try #require(responses.first)) == "ledger.disabled")
     }
 
+    @Test func aSignedTransactionIsVerifiedAndRecorded() async throws {
+        let folder = try TemporaryFolder()
+        let (ledger, _) = try Self.ledger(folder)
+        let fixtures = SharedTestData.packageRoot.appendingPathComponent("fixtures/jws")
+        let minted = try String(
+            contentsOf: fixtures.appendingPathComponent("valid-transaction-auto-renewable-sandbox.jws"), encoding: .utf8
+        )
+        let renewal = try String(contentsOf: fixtures.appendingPathComponent("valid-renewal-info.jws"), encoding: .utf8)
+        let body = #"{"signed_transaction":"\#(minted)","account":"alice"}"#
+        let responses = try await Self.exchange(
+            [("/v1/verify", body), ("/v1/verify", body), ("/v1/verify", #"{"signed_transaction":"\#(renewal)"}"#)],
+            ledger: ledger)
+        let first = try Support.object(responses[0].body)
+        #expect(first["verdict"] as? String == "valid", "\(first)")
+        #expect(first["payload_type"] as? String == "transaction")
+        let id = try #require((first["ledger"] as? [String: Any])?["new_transaction_ids"] as? [String]).first
+        let second = try Support.object(responses[1].body)
+        #expect((second["ledger"] as? [String: Any])?["known_transaction_ids"] as? [String] == [try #require(id)])
+        let record = try await ledger.transaction(id: try #require(id))
+        #expect(record?.0.source == .storeKit)
+        #expect(record?.0.kind == .autoRenewable)
+        #expect(record?.0.appAccountToken != nil)
+        #expect(record?.owner == "alice")
+        let third = try Support.object(responses[2].body)
+        #expect(third["verdict"] as? String == "invalid", "signed_transaction takes transactions only")
+    }
+
+    /// Xcode-signed JWS are signed by a key any developer makes: with the opt-in they verify, and are never recorded.
     @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
-    func aSignedTransactionIsVerifiedAndRecorded() async throws {
+    func anXcodeSignedTransactionIsNeverRecorded() async throws {
         let folder = try TemporaryFolder()
         let (ledger, _) = try Self.ledger(folder)
         let jws = try SharedTestData.jwsText("jws-apple-xcode-signed-transaction")
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let body = #"{"signed_transaction":"\#(jws)","account":"alice"}"#
-        let refused = try await Self.exchange([("/v1/verify", body)], ledger: ledger)
-        let refusedObject = try Support.object(try #require(refused.first).body)
-        #expect(refusedObject["verdict"] as? String == "invalid", "Xcode-signed without the opt-in")
-        let accepted = try await Self.exchange(
-            [("/v1/verify", body), ("/v1/verify", body)], ledger: ledger, allowXcode: true)
-        let first = try Support.object(accepted[0].body)
-        #expect(first["verdict"] as? String == "valid")
-        #expect(first["payload_type"] as? String == "transaction")
-        #expect((first["ledger"] as? [String: Any])?["new_transaction_ids"] as? [String] == ["0"])
-        let second = try Support.object(accepted[1].body)
-        #expect((second["ledger"] as? [String: Any])?["known_transaction_ids"] as? [String] == ["0"])
-        let record = try await ledger.transaction(id: "0")
-        #expect(record?.0.source == .storeKit)
-        #expect(record?.0.kind == .autoRenewable)
-        #expect(record?.owner == "alice")
+        // The sample's bundle id is Apple's example app's: configure it.
+        var policy = ReceiptPolicy()
+        policy.acceptedBundleIDs = ["com.example.naturelab.backyardbirds.example"]
+        var anchors = TrustAnchors(allowsXcodeStoreKitTesting: true)
+        try anchors.addRoots(fromPath: SharedTestData.packageRoot.appendingPathComponent("certs/test-root.pem").path)
+        let service = ReceiptService(
+            configuration: Support.configuration(),
+            decider: FallbackVerifier(
+                verifier: ReceiptVerifier(configuration: .init(trustAnchors: anchors, policy: policy))),
+            ledger: ledger, logger: Support.quietLogger)
+        let response = try await service.makeApplication().test(.router) { client in
+            try await client.execute(
+                uri: "/v1/verify", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: body))
+        }
+        let object = try Support.object(response.body)
+        #expect(object["verdict"] as? String == "valid")
+        #expect((object["ledger"] as? [String: Any])?["new_transaction_ids"] as? [String] == [])
+        #expect(try await ledger.transaction(id: "0") == nil)
     }
 }

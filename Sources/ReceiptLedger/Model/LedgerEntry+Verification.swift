@@ -19,7 +19,9 @@ extension LedgerEntry {
     ) {
         let verdict = result.verdict
         var transactions: [LedgerTransaction] = []
-        if verdict.isValid {
+        // A receipt of Xcode's StoreKit testing (trusted only with the opt-in) is signed with a key that ships with
+        // Xcode: verified, never recorded as purchases.
+        if verdict.isValid, verdict.environment != .xcode {
             let recorder = TransactionRecorder(time: time, catalogue: catalogue)
             if result.decidedBy == .remote, let response = result.appleResponse {
                 transactions = recorder.transactions(in: response)
@@ -75,7 +77,9 @@ extension LedgerEntry {
         var transactions: [LedgerTransaction] = []
         var renewals: [LedgerRenewal] = []
         var notification: LedgerNotification?
-        if verdict.isValid {
+        // An Xcode-signed JWS (trusted only with the opt-in) is signed by a key any developer makes: it may be
+        // verified, never recorded, or anyone could change what the ledger holds about real purchases.
+        if verdict.isValid, verdict.environment != .xcode {
             let recorder = TransactionRecorder(time: time, catalogue: catalogue)
             switch verdict.payload {
             case .transaction(let jws)?:

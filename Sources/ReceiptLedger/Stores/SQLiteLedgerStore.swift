@@ -344,7 +344,9 @@ public final class SQLiteLedgerStore: LedgerStore {
             try Bool.fetchOne(
                 db,
                 sql: "SELECT EXISTS (SELECT 1 FROM ledger_renewals) OR EXISTS (SELECT 1 FROM ledger_notifications) "
-                    + "OR EXISTS (SELECT 1 FROM ledger_account_tokens)") ?? true
+                    + "OR EXISTS (SELECT 1 FROM ledger_account_tokens) OR EXISTS (SELECT 1 FROM ledger_transactions "
+                    + "WHERE source IN ('\(LedgerSource.storeKit.rawValue)', '\(LedgerSource.notification.rawValue)'))")
+                ?? true
         }
     }
 

@@ -23,7 +23,7 @@ extension ServerError: RouteRefusal {
         switch code {
         case .bodyTooLarge: HTTPResponse.Status(code: 413)
         case .bodyTimeout: HTTPResponse.Status(code: 408)
-        case .sharedSecretMismatch: HTTPResponse.Status(code: 403)
+        case .sharedSecretMismatch, .bundleIDRequired: HTTPResponse.Status(code: 403)
         case .unsupportedMediaType: HTTPResponse.Status(code: 415)
         case .overloaded, .ledgerUnavailable: HTTPResponse.Status(code: 503)
         case .ledgerDisabled, .transactionNotFound: HTTPResponse.Status(code: 404)

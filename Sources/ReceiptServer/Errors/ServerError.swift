@@ -26,6 +26,7 @@ public struct ServerError: CodedError {
             case ledgerDisabled = "ledger.disabled"
             case transactionNotFound = "ledger.transaction_not_found"
             case notificationRejected = "notification.rejected"
+            case bundleIDRequired = "server.bundle_id_required"
             case missingNotification = "notification.missing_payload"
         }
         private let kind: Kind
@@ -65,6 +66,9 @@ public struct ServerError: CodedError {
         /// An App Store Server Notification that failed verification (V2: its JWS or a nested one; V1: its
         /// `latest_receipt`), or a V1 notification the server cannot authenticate: nothing of it was applied.
         public static let notificationRejected = Code(.notificationRejected)
+        /// JWS and notifications change what the ledger holds, so the server takes them only for the apps it is
+        /// configured for (`--bundle-id`), as Apple's own libraries require a bundle id to verify JWS.
+        public static let bundleIDRequired = Code(.bundleIDRequired)
         /// A notification body with neither `signedPayload` (V2) nor `notification_type` (V1).
         public static let missingNotification = Code(.missingNotification)
 

@@ -14,10 +14,14 @@ extension ReceiptRoutes {
         guard sharedSecretAccepts(options.password) else {
             throw ServerError(.sharedSecretMismatch, "password is not this server's shared secret")
         }
+        try requireConfiguredApps()
         let now = configuration.clock()
         let time = try options.validationTime(policy: configuration.validationTime)
         let policy = try options.policy(narrowing: decider.policy)
-        let verdict = try verifyJWS(text, validationTime: time, policy: policy, now: now)
+        var verdict = try verifyJWS(text, validationTime: time, policy: policy, now: now)
+        if verdict.isValid, verdict.payload?.kind != .transaction {
+            verdict = Self.refusing(verdict, "jws: signed_transaction holds no transaction")
+        }
         var outcome: LedgerOutcome?
         var answered = verdict
         if let ledger {
@@ -38,6 +42,17 @@ extension ReceiptRoutes {
         }
         writer.endObject()
         return Self.jsonResponse(.ok, body: writer.bytes)
+    }
+
+    /// Refuses JWS and notifications on a server configured for no app: they change what the ledger holds.
+    /// - Throws: ``ServerError`` ``ServerError/Code/bundleIDRequired``.
+    func requireConfiguredApps() throws(ServerError) {
+        guard decider.policy.acceptedBundleIDs?.isEmpty == false else {
+            throw ServerError(
+                .bundleIDRequired,
+                "this server takes StoreKit 2 JWS and notifications only for the apps it is configured for (--bundle-id)"
+            )
+        }
     }
 
     /// Verifies a JWS in one of the in-flight slots; refuses at once when none is free.

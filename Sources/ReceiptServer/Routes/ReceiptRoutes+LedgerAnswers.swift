@@ -12,8 +12,10 @@ import ReceiptVerification
 /// 1. The receipt is verified locally, as always; only a `valid` app receipt with auto-renewable purchases goes on.
 /// 2. The ledger is asked what it holds under the receipt's subscriptions (original transaction ids). It *knows
 ///    more* when it holds a transaction the receipt does not list that expires later than the receipt's latest
-///    for that subscription, or renewal info Apple signed after the receipt was created.
-/// 3. When it knows more, the answer is local: the receipt's own entries, then the ledger's newer transactions in
+///    for that subscription, a refund of a transaction the receipt lists without one, or renewal info Apple signed
+///    after the receipt was created.
+/// 3. When it knows more, the answer is local: the receipt's own entries (a refunded one from the ledger's record,
+///    with its cancellation), then the ledger's newer transactions in
 ///    `latest_receipt_info` (Apple's shape), and `pending_renewal_info` from its verified renewal info. The remote
 ///    fallback is not consulted (`X-Receipt-Decided-By: local`).
 /// 4. Otherwise the receipt goes the usual way: local, or Apple when the fallback's rules say so.
@@ -24,6 +26,9 @@ extension ReceiptRoutes {
     struct LedgerKnowledge {
         var newer: [LedgerTransaction]
         var renewals: [LedgerRenewal]
+        /// The receipt's own transactions the ledger knows more about (a refund the receipt does not show), by id:
+        /// written from the ledger's record in place of the receipt's entry.
+        var overrides: [String: LedgerTransaction] = [:]
     }
 
     /// Decides a `/verifyReceipt` request with the ledger's knowledge: locally first; when the receipt is a valid
@@ -51,10 +56,10 @@ extension ReceiptRoutes {
     func ledgerKnowledge(_ verdict: Verdict, ledger: Ledger, context: some RequestContext) async -> LedgerKnowledge? {
         guard verdict.isValid, case .appReceipt(let receipt)? = verdict.receipt else { return nil }
         var latestExpiry: [String: ReceiptDate] = [:]
-        var listed = Set<String>()
+        var listed: [String: InAppPurchase] = [:]
         for purchase in receipt.payload.inAppPurchases where LatestReceiptInfo.isAutoRenewable(purchase) {
             guard let original = purchase.originalTransactionID ?? purchase.transactionID else { continue }
-            if let id = purchase.transactionID { listed.insert(id) }
+            if let id = purchase.transactionID { listed[id] = purchase }
             let expiry = purchase.expiresDate ?? ReceiptDate(clampingMillisecondsSince1970: 0)
             latestExpiry[original] = max(latestExpiry[original] ?? expiry, expiry)
         }
@@ -66,20 +71,27 @@ extension ReceiptRoutes {
             context.logger.warning("ledger read failed; answering from the receipt", metadata: ["error": "\(error)"])
             return nil
         }
+        var overrides: [String: LedgerTransaction] = [:]
+        for transaction in held.transactions {
+            guard let purchase = listed[transaction.transactionID] else { continue }
+            if transaction.cancellationDate != nil, purchase.cancellationDate == nil {
+                overrides[transaction.transactionID] = transaction
+            }
+        }
         let newer = held.transactions.filter { transaction in
-            guard !listed.contains(transaction.transactionID), let expiry = transaction.expiresDate,
+            guard listed[transaction.transactionID] == nil, let expiry = transaction.expiresDate,
                 let receiptLatest = latestExpiry[transaction.originalTransactionID]
             else { return false }
             return expiry > receiptLatest
         }
         let created = receipt.payload.creationDate ?? ReceiptDate(clampingMillisecondsSince1970: 0)
         let renewals = held.renewals.filter { $0.signedDate > created }
-        guard !newer.isEmpty || !renewals.isEmpty else { return nil }
+        guard !newer.isEmpty || !renewals.isEmpty || !overrides.isEmpty else { return nil }
         return LedgerKnowledge(
             newer: newer.sorted {
                 ($0.purchaseDate ?? created, $0.transactionID) < ($1.purchaseDate ?? created, $1.transactionID)
             },
-            renewals: held.renewals)
+            renewals: held.renewals, overrides: overrides)
     }
 
     /// A valid receipt's verifyReceipt body with the ledger's newer transactions after the receipt's own in
@@ -97,7 +109,13 @@ extension ReceiptRoutes {
         AppleReceiptJSON.write(receipt.payload, requestDate: requestDate, to: &writer)
         writer.key("latest_receipt_info")
         writer.beginArray()
-        for purchase in own { AppleReceiptJSON.write(purchase, to: &writer) }
+        for purchase in own {
+            if let id = purchase.transactionID, let held = knowledge.overrides[id] {
+                write(held, to: &writer)
+            } else {
+                AppleReceiptJSON.write(purchase, to: &writer)
+            }
+        }
         for transaction in knowledge.newer { write(transaction, to: &writer) }
         writer.endArray()
         if !knowledge.renewals.isEmpty {

@@ -24,6 +24,7 @@ extension ReceiptRoutes {
 
     func notification(_ request: Request, context: some RequestContext) async throws(ServerError) -> Response {
         let ledger = try requireLedger()
+        try requireConfiguredApps()
         let body = try NotificationBody(parsing: try await bodyReader.read(request))
         let now = configuration.clock()
         switch body {
@@ -43,6 +44,12 @@ extension ReceiptRoutes {
             } else {
                 verdict = Self.refusing(verdict, "jws: the signed payload is not a notification")
             }
+        }
+        // As Apple's libraries require: a Production notification is taken only for the configured app Apple ids.
+        if verdict.isValid, verdict.environment == .production, decider.policy.acceptedAppAppleIDs == nil {
+            verdict = Self.refusing(
+                verdict, "jws: a Production notification needs the app's Apple id configured (--app-apple-id)",
+                code: .policyAppAppleIDRejected)
         }
         var entry = LedgerEntry(
             jws: verdict, received: text, endpoint: Self.notificationEndpoint, account: nil, time: now,
@@ -71,6 +78,13 @@ extension ReceiptRoutes {
                 "version 1 notifications are authenticated by the shared secret, and this server has none configured")
         }
         guard let password = body.password, Self.constantTimeEquals(secret, password) else {
+            // Audited (every notification is), nothing else.
+            _ = try await recordEntry(
+                LedgerEntry(
+                    time: now, endpoint: Self.notificationEndpoint,
+                    receiptSHA256: LedgerEntry.sha256(ofDecoded: body.latestReceipt), verdict: .invalid,
+                    reason: ServerError.Code.sharedSecretMismatch.description, decidedBy: "local", account: nil,
+                    transactions: []), context: context)
             throw ServerError(.sharedSecretMismatch, "password is not this server's shared secret")
         }
         let type = body.notificationType
@@ -84,7 +98,8 @@ extension ReceiptRoutes {
             verification: .local(verdict), received: received, endpoint: Self.notificationEndpoint, account: nil,
             time: now, catalogue: ledger.catalogue, onConflict: .report)
         let notification = LedgerNotification(
-            id: Self.v1NotificationID(receiptSHA256: entry.receiptSHA256, type: type), version: "1",
+            id: Self.v1NotificationID(
+                receiptSHA256: entry.receiptSHA256, type: type, hints: body.unverifiedHints), version: "1",
             notificationType: String(decoding: type.utf8.prefix(64).filter { $0 != 0 }, as: UTF8.self),
             received: now, unverifiedHints: body.unverifiedHints)
         if verdict.isValid { entry.notification = notification }
@@ -114,18 +129,21 @@ extension ReceiptRoutes {
         return jsonResponse(.ok, body: writer.bytes)
     }
 
-    /// A V1 notification has no id of its own: the digest of its verified receipt and its type stands in, so
-    /// Apple's retries of it are recorded once.
-    static func v1NotificationID(receiptSHA256: String, type: String) -> String {
-        let parts: [ArraySlice<UInt8>] = [Array(receiptSHA256.utf8)[...], [0], Array(type.utf8)[...]]
+    /// A V1 notification has no id of its own: the digest of its verified receipt, its type and its unsigned
+    /// members stands in, so Apple's retries of it (the same body) are recorded once, and two notifications that
+    /// differ only in what they tell unsigned are two.
+    static func v1NotificationID(receiptSHA256: String, type: String, hints: String) -> String {
+        let parts: [ArraySlice<UInt8>] = [
+            Array(receiptSHA256.utf8)[...], [0], Array(type.utf8)[...], [0], Array(hints.utf8)[...],
+        ]
         let digest = (try? DigestAlgorithm.sha256.hash(concatenating: parts)) ?? []
         return "v1:" + Hex.encode(digest)
     }
 
     /// `verdict` made invalid for `message` (a well-signed JWS that is not what the endpoint takes).
-    static func refusing(_ verdict: JWSVerdict, _ message: String) -> JWSVerdict {
+    static func refusing(_ verdict: JWSVerdict, _ message: String, code: Reason.Code = .jwsMalformed) -> JWSVerdict {
         JWSVerdict(
-            outcome: .invalid, reasons: [Reason(.jwsMalformed, message)], jws: verdict.jws, payload: verdict.payload,
+            outcome: .invalid, reasons: [Reason(code, message)], jws: verdict.jws, payload: verdict.payload,
             environment: verdict.environment, validationTime: verdict.validationTime,
             validationInstant: verdict.validationInstant, chain: verdict.chain, nested: verdict.nested)
     }

@@ -88,6 +88,13 @@ extension ReceiptVerifier {
                 )
             ])
         }
+        // RFC 7515 §4.1.11: a JWS naming critical extensions this verifier does not implement must be refused;
+        // Apple's use none.
+        if jws.header["crit"] != nil {
+            return finish([
+                Reason(.jwsMalformed, "jws: the header names critical extensions (crit), which Apple's JWS never carry")
+            ])
+        }
         guard let payload else {
             return finish([
                 Reason(

@@ -16,7 +16,7 @@ extension ReceiptVerifier {
                 reasons: [Reason(.jwsCertificatesMissing, "jws: the header has no x5c certificate chain")])
         }
         if certificates.count == 1 {
-            return evaluateXcodeJWSCertificate(certificates[0], environment: environment)
+            return evaluateXcodeJWSCertificate(certificates[0], environment: environment, at: instant)
         }
         guard certificates.count == 3 else {
             return ChainEvaluation(
@@ -95,7 +95,9 @@ extension ReceiptVerifier {
     /// One self-signed certificate: how Xcode signs StoreKit testing JWS (`kid` `Apple_Xcode_Key`), with a key
     /// made on the developer's machine. Trusted only with the Xcode opt-in and only for an `Xcode` payload; even
     /// then it proves the payload unmodified since Xcode signed it, not that Apple did.
-    private func evaluateXcodeJWSCertificate(_ der: [UInt8], environment: ReceiptEnvironment?) -> ChainEvaluation {
+    private func evaluateXcodeJWSCertificate(_ der: [UInt8], environment: ReceiptEnvironment?, at instant: Int64?)
+        -> ChainEvaluation
+    {
         guard configuration.trustAnchors.allowsXcodeStoreKitTesting, environment == .xcode else {
             return ChainEvaluation(
                 reasons: [
@@ -121,6 +123,11 @@ extension ReceiptVerifier {
                         .chainUntrustedRoot,
                         "chain: \(certificate.subject) is not a self-signed P-256 certificate as Xcode makes")
                 ])
+        }
+        if let instant, !certificate.isValid(at: instant) {
+            let kind: Reason.Code = instant < certificate.notBefore ? .chainNotYetValid : .chainExpired
+            return ChainEvaluation(
+                reasons: [Reason(kind, "chain: \(certificate.subject) is not valid at the validation time")])
         }
         return ChainEvaluation(
             signerKey: certificate.publicKey, leafValidity: (certificate.notBefore, certificate.notAfter),
