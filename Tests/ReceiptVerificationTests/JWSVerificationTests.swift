@@ -80,6 +80,25 @@ struct JWSVerificationTests {
         #expect(transaction.purchaseDate?.millisecondsSince1970 == 1_697_679_936_049)
     }
 
+    @Test func anXcodeCertificateMustBeValidAtTheValidationTime() throws {
+        let configuration = ReceiptVerifier.Configuration(
+            trustAnchors: TrustAnchors(allowsXcodeStoreKitTesting: true))
+        let later = ReceiptVerifier(configuration: configuration).verifyJWS(
+            try Self.text(Self.xcodeTransaction), validationTime: .now,
+            now: ReceiptDate(clampingMillisecondsSince1970: 1_790_000_000_000))
+        #expect(later.reason?.code == .chainExpired, "\(later.reasons)")
+    }
+
+    @Test func aCriticalHeaderIsRefused() throws {
+        var parts = try Self.segments(Self.appleRenewal)
+        var header = try JSONSerialization.jsonObject(with: Self.decodedSegment(parts[0])) as? [String: Any] ?? [:]
+        header["crit"] = ["b64"]
+        parts[0] = Self.base64URL(try JSONSerialization.data(withJSONObject: header))
+        let verdict = ReceiptVerifier().verifyJWS(parts.joined(separator: "."))
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .jwsMalformed, "\(verdict.reasons)")
+    }
+
     @Test func aTamperedPayloadFailsTheSignature() throws {
         var parts = try Self.segments(Self.appleRenewal)
         var payload = try JSONSerialization.jsonObject(with: Self.decodedSegment(parts[1])) as? [String: Any] ?? [:]
