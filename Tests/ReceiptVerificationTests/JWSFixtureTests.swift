@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptForge
 import ReceiptModel
 import ReceiptVerification
 import TestSupport
@@ -57,5 +58,59 @@ import Testing
         try anchors.addRoots(fromPath: SharedTestData.packageRoot.appendingPathComponent("certs/test-root.pem").path)
         let untrusted = ReceiptVerifier(configuration: .init(trustAnchors: anchors)).verifyJWS(text)
         #expect(untrusted.reason?.code == .chainUntrustedRoot, "\(untrusted.reasons)")
+    }
+
+    static let minter = JWSMinter(pki: TestPKI(directory: SharedTestData.packageRoot.appendingPathComponent("certs")))
+
+    static func json(_ object: [String: Any]) throws -> [UInt8] {
+        Array(try JSONSerialization.data(withJSONObject: object))
+    }
+
+    static func transaction(bundle: String) throws -> String {
+        try minter.mint(
+            payloadJSON: json([
+                "transactionId": "9", "originalTransactionId": "9", "bundleId": bundle, "productId": "p",
+                "type": "Consumable", "signedDate": 1_749_979_800_000, "environment": "Sandbox",
+            ]), variant: nil)
+    }
+
+    static func notification(nested: String) throws -> String {
+        try minter.mint(
+            payloadJSON: json([
+                "notificationType": "CONSUMPTION_REQUEST", "notificationUUID": "u-1", "signedDate": 1_749_979_800_000,
+                "data": ["bundleId": "org.example.app", "environment": "Sandbox", "signedTransactionInfo": nested],
+            ]), variant: nil)
+    }
+
+    @Test func aNestedJWSMustBeAboutTheSameAppAndBeValidItself() throws {
+        let verifier = try Self.verifier(allowXcode: false)
+        #expect(
+            verifier.verifyJWS(try Self.notification(nested: try Self.transaction(bundle: "org.example.app"))).isValid)
+        let otherApp = verifier.verifyJWS(try Self.notification(nested: try Self.transaction(bundle: "org.other.app")))
+        #expect(otherApp.reason?.code == .jwsNestedMismatch, "\(otherApp.reasons)")
+        let forgedInner = try Self.minter.mint(
+            payloadJSON: Self.json([
+                "transactionId": "9", "bundleId": "org.example.app", "signedDate": 1_749_979_800_000,
+                "environment": "Sandbox",
+            ]), variant: .wrongRoot)
+        let forged = verifier.verifyJWS(try Self.notification(nested: forgedInner))
+        #expect(forged.outcome == .invalid)
+        #expect(forged.reason?.code == .chainUntrustedRoot, "\(forged.reasons)")
+        #expect(forged.reason?.message.hasPrefix("signedTransactionInfo:") == true)
+    }
+
+    @Test(arguments: [-1, 1])
+    func aSignatureOfAnyOtherLengthDoesNotVerify(change: Int) throws {
+        let text = try String(
+            contentsOf: Self.folder.appendingPathComponent("valid-renewal-info.jws"), encoding: .utf8)
+        var parts = text.split(separator: ".").map(String.init)
+        var padded = parts[2].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while padded.count % 4 != 0 { padded += "=" }
+        var signature = [UInt8](try #require(Data(base64Encoded: padded)))
+        if change < 0 { signature.removeLast() } else { signature.append(0) }
+        parts[2] = Data(signature).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let verdict = try Self.verifier(allowXcode: false).verifyJWS(parts.joined(separator: "."))
+        #expect(verdict.reason?.code == .jwsSignatureMismatch, "\(verdict.reasons)")
     }
 }
