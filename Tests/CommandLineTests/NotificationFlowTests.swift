@@ -116,6 +116,18 @@ struct NotificationFlowTests {
         #expect(refunded.status == 200)
         #expect(try await Self.state(client, port) == "revoked")
 
+        // REFUND_REVERSED, signed after the REFUND: the refund is cleared; the REFUND replayed changes nothing.
+        let reversal = try Self.notification(
+            "REFUND_REVERSED", uuid: "flow-reversed", signed: now - 600_000, transaction: renewed,
+            expires: now + 30 * day, revoked: nil, autoRenew: 1, retry: false, in: folder)
+        #expect(try await client.post(port: port, "/v1/notifications/appstore", json: reversal).status == 200)
+        #expect(try await Self.state(client, port) == "active")
+        let lateRefund = try Self.notification(
+            "REFUND", uuid: "flow-refund-late", signed: now - 3_000_000, transaction: renewed, expires: now + 30 * day,
+            revoked: now - 3_600_000, autoRenew: 1, retry: false, in: folder)
+        #expect(try await client.post(port: port, "/v1/notifications/appstore", json: lateRefund).status == 200)
+        #expect(try await Self.state(client, port) == "active", "a REFUND signed before the reversal has no effect")
+
         // A refund of a transaction the receipt itself lists: /verifyReceipt shows it, from the ledger.
         let refundListed = try Self.notification(
             "REFUND", uuid: "flow-refund-listed", signed: now - 1_800_000, transaction: lapsed,
@@ -127,10 +139,10 @@ struct NotificationFlowTests {
         }
         #expect(entry?["cancellation_date_ms"] as? String == String(now - 1_800_000), "\(String(describing: entry))")
 
-        // Every notification is in the audit trail: six, the forged one invalid, the retry a duplicate.
+        // Every notification is in the audit trail: eight, the forged one invalid, the retry a duplicate.
         let audit = try CommandRunner("receipt-server").run(["ledger", "audit", "--ledger", ledger])
         let entries = try audit.jsonLines().filter { $0["endpoint"] as? String == "/v1/notifications/appstore" }
-        #expect(entries.count == 6)
+        #expect(entries.count == 8)
         #expect(
             entries.compactMap { $0["reason"] as? String }.sorted() == [
                 "chain.untrusted_root", "notification.duplicate",

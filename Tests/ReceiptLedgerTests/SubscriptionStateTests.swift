@@ -85,4 +85,31 @@ import Testing
         #expect(state(Self.renewal("s", signed: 210, retry: false), at: 250) == .expired)
         #expect(state(Self.renewal("other", signed: 210, retry: true), at: 250) == .expired, "another subscription's")
     }
+
+    @Test func aRefundIsDecidedByTheStatementAppleSignedLast() {
+        func sighting(signed: Int64?, refunded: Int64?) -> LedgerTransaction {
+            LedgerTransaction(
+                transactionID: "t", originalTransactionID: "t", productID: "p", kind: .autoRenewable, bundleID: "b",
+                environment: "Sandbox", expiresDate: Self.at(900), cancellationDate: refunded.map(Self.at),
+                source: signed == nil ? .receipt : .notification, firstSeen: Self.at(0), lastSeen: Self.at(0),
+                signedDate: signed.map(Self.at))
+        }
+        var held = sighting(signed: nil, refunded: nil)
+        for (step, (signed, refunded, expected)) in [
+            (Int64?(20), Int64?(15), Int64?(15)),  // REFUND
+            (10, nil, 15),  // an older statement, replayed: no effect
+            (nil, nil, 15),  // a receipt: no effect on what a signed statement decided
+            (30, nil, nil),  // REFUND_REVERSED
+            (25, 15, nil),  // the REFUND again, older than the reversal: no effect
+            (nil, 40, nil),  // a receipt showing a refund: no effect either
+        ].enumerated() {
+            held = held.merged(with: sighting(signed: signed, refunded: refunded))
+            #expect(held.cancellationDate == expected.map(Self.at), "step \(step)")
+        }
+        // Known from receipts with a refund: a signed statement may add a refund, never remove that one.
+        let refundedByReceipt = sighting(signed: nil, refunded: 50)
+        #expect(refundedByReceipt.merged(with: sighting(signed: 60, refunded: nil)).cancellationDate == Self.at(50))
+        #expect(sighting(signed: 60, refunded: nil).addsFacts(to: refundedByReceipt), "the signed date is new")
+        #expect(!sighting(signed: nil, refunded: nil).addsFacts(to: sighting(signed: nil, refunded: nil)))
+    }
 }

@@ -178,6 +178,7 @@ struct TransactionRecorder {
         transaction?.appAccountToken = jws.appAccountToken.flatMap {
             Self.storable($0) && $0.utf8.count <= 256 ? $0 : nil
         }
+        transaction?.signedDate = jws.signedDate
         return transaction
     }
 

@@ -19,13 +19,18 @@ public struct LedgerTransaction: Sendable, Hashable {
     public var appAccountToken: String?
     public var firstSeen: ReceiptDate
     public var lastSeen: ReceiptDate
+    /// When Apple signed the latest StoreKit 2 statement about this transaction (a JWS, or one nested in a
+    /// notification); `nil` while only receipts reported it. A later-signed statement decides whether the
+    /// transaction is refunded (a `REFUND_REVERSED` clears a refund).
+    public var signedDate: ReceiptDate?
 
     public init(
         transactionID: String, originalTransactionID: String, productID: String, kind: ProductKind,
         bundleID: String, environment: String, purchaseDate: ReceiptDate? = nil, expiresDate: ReceiptDate? = nil,
         cancellationDate: ReceiptDate? = nil, webOrderLineItemID: String? = nil, source: LedgerSource,
-        firstSeen: ReceiptDate, lastSeen: ReceiptDate
+        firstSeen: ReceiptDate, lastSeen: ReceiptDate, signedDate: ReceiptDate? = nil
     ) {
+        self.signedDate = signedDate
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
         self.productID = productID
@@ -42,12 +47,31 @@ public struct LedgerTransaction: Sendable, Hashable {
     }
 
     /// What the ledger keeps when it sees a known transaction again: the first sighting, the latest
-    /// `lastSeen`, a cancellation once one is reported (never removed: a refund stays a refund), a kind once
-    /// one is known, and the latest expiry.
+    /// `lastSeen`, a cancellation once one is reported (removed only by a StoreKit 2 statement Apple signed later
+    /// than the one that decided it: a refund reversed), a kind once one is known, and the latest expiry.
     func merged(with seen: LedgerTransaction) -> LedgerTransaction {
         var merged = self
         merged.lastSeen = max(lastSeen, seen.lastSeen)
-        if merged.cancellationDate == nil { merged.cancellationDate = seen.cancellationDate }
+        switch (signedDate, seen.signedDate) {
+        case (let held?, let signed?):
+            // Two StoreKit 2 statements: the one Apple signed later decides the refund either way (REFUND,
+            // REFUND_REVERSED); an earlier one (a replayed JWS) changes nothing about it.
+            if signed > held {
+                merged.cancellationDate = seen.cancellationDate
+                merged.signedDate = signed
+            }
+        case (nil, let signed?):
+            // The first signed statement about a transaction known from receipts: it may add a refund, never
+            // remove one a receipt showed (it may be older than that receipt).
+            if merged.cancellationDate == nil { merged.cancellationDate = seen.cancellationDate }
+            merged.signedDate = signed
+        case (nil, nil):
+            // Receipts: a refund once shown stays.
+            if merged.cancellationDate == nil { merged.cancellationDate = seen.cancellationDate }
+        case (_?, nil):
+            // A receipt, of no known signing time, about a transaction a signed statement decided: nothing.
+            break
+        }
         if merged.kind == .unknown { merged.kind = seen.kind }
         if let expiry = seen.expiresDate, merged.expiresDate.map({ expiry > $0 }) ?? true {
             merged.expiresDate = expiry
@@ -59,9 +83,8 @@ public struct LedgerTransaction: Sendable, Hashable {
 
     /// Whether merging this sighting into `held` (``merged(with:)``) would change anything but `lastSeen`.
     func addsFacts(to held: LedgerTransaction) -> Bool {
-        (held.cancellationDate == nil && cancellationDate != nil) || (held.kind == .unknown && kind != .unknown)
-            || (held.webOrderLineItemID == nil && webOrderLineItemID != nil)
-            || (held.appAccountToken == nil && appAccountToken != nil)
-            || (expiresDate.map { expiry in held.expiresDate.map { expiry > $0 } ?? true } ?? false)
+        var merged = held.merged(with: self)
+        merged.lastSeen = held.lastSeen
+        return merged != held
     }
 }

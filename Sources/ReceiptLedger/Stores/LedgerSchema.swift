@@ -108,6 +108,8 @@ enum LedgerSchema {
     private static func version2(_ dialect: Dialect) -> [String] {
         let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
         return [
+            // When Apple signed the latest statement about the transaction (StoreKit 2 JWS); NULL for receipts.
+            "ALTER TABLE ledger_transactions ADD COLUMN signed_date_ms \(integer)",
             """
             CREATE TABLE ledger_renewals (
                 original_transaction_id TEXT PRIMARY KEY NOT NULL,
@@ -169,7 +171,8 @@ enum LedgerSchema {
     /// The columns of `ledger_transactions`, in the order stores read and write them.
     static let transactionColumns =
         "transaction_id, original_transaction_id, product_id, kind, bundle_id, environment, purchase_date_ms, "
-        + "expires_date_ms, cancellation_date_ms, web_order_line_item_id, source, first_seen_ms, last_seen_ms"
+        + "expires_date_ms, cancellation_date_ms, web_order_line_item_id, source, first_seen_ms, last_seen_ms, "
+        + "signed_date_ms"
 
     /// The columns of `ledger_audit` as the audit command reads them.
     static let auditColumns =

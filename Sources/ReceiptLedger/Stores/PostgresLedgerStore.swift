@@ -186,7 +186,7 @@ public final class PostgresLedgerStore: LedgerStore {
                         + "jsonb_to_recordset($1::jsonb) AS x(transaction_id text, original_transaction_id text, "
                         + "product_id text, kind text, bundle_id text, environment text, purchase_date_ms bigint, "
                         + "expires_date_ms bigint, cancellation_date_ms bigint, web_order_line_item_id text, "
-                        + "source text, first_seen_ms bigint, last_seen_ms bigint)",
+                        + "source text, first_seen_ms bigint, last_seen_ms bigint, signed_date_ms bigint)",
                     binds: binds(records(changes.inserts))), logger: logger)
         }
         if !changes.updates.isEmpty {
@@ -195,9 +195,11 @@ public final class PostgresLedgerStore: LedgerStore {
                     unsafeSQL:
                         "UPDATE ledger_transactions AS t SET kind = x.kind, expires_date_ms = x.expires_date_ms, "
                         + "cancellation_date_ms = x.cancellation_date_ms, web_order_line_item_id = "
-                        + "x.web_order_line_item_id, last_seen_ms = GREATEST(t.last_seen_ms, x.last_seen_ms) FROM "
+                        + "x.web_order_line_item_id, last_seen_ms = GREATEST(t.last_seen_ms, x.last_seen_ms), "
+                        + "signed_date_ms = x.signed_date_ms FROM "
                         + "jsonb_to_recordset($1::jsonb) AS x(transaction_id text, kind text, expires_date_ms bigint, "
-                        + "cancellation_date_ms bigint, web_order_line_item_id text, last_seen_ms bigint) "
+                        + "cancellation_date_ms bigint, web_order_line_item_id text, last_seen_ms bigint, "
+                        + "signed_date_ms bigint) "
                         + "WHERE t.transaction_id = x.transaction_id",
                     binds: binds(records(changes.updates))), logger: logger)
         }
@@ -254,7 +256,7 @@ public final class PostgresLedgerStore: LedgerStore {
     // MARK: - Rows
 
     typealias TransactionRow = (
-        String, String, String, String, String, String, Int64?, Int64?, Int64?, String?, String, Int64, Int64
+        String, String, String, String, String, String, Int64?, Int64?, Int64?, String?, String, Int64, Int64, Int64?
     )
 
     private static func transaction(_ row: TransactionRow) -> LedgerTransaction {
@@ -264,7 +266,7 @@ public final class PostgresLedgerStore: LedgerStore {
             purchaseDate: date(row.6), expiresDate: date(row.7), cancellationDate: date(row.8),
             webOrderLineItemID: row.9, source: LedgerSource(rawValue: row.10),
             firstSeen: ReceiptDate(clampingMillisecondsSince1970: row.11),
-            lastSeen: ReceiptDate(clampingMillisecondsSince1970: row.12))
+            lastSeen: ReceiptDate(clampingMillisecondsSince1970: row.12), signedDate: date(row.13))
     }
 
     private static func date(_ milliseconds: Int64?) -> ReceiptDate? {
@@ -290,6 +292,7 @@ public final class PostgresLedgerStore: LedgerStore {
             writer.field("source", transaction.source.rawValue)
             writer.field("first_seen_ms", transaction.firstSeen.millisecondsSince1970)
             writer.field("last_seen_ms", transaction.lastSeen.millisecondsSince1970)
+            number("signed_date_ms", transaction.signedDate?.millisecondsSince1970, to: &writer)
             writer.endObject()
         }
         writer.endArray()
@@ -394,13 +397,15 @@ public final class PostgresLedgerStore: LedgerStore {
             for try await row in rows.decode(
                 (
                     String, String, String, String, String, String, Int64?, Int64?, Int64?, String?, String, Int64,
-                    Int64,
-                    String?
+                    Int64, Int64?, String?
                 ).self)
             {
                 let transaction = Self.transaction(
-                    (row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12))
-                found = (transaction, row.13)
+                    (
+                        row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12,
+                        row.13
+                    ))
+                found = (transaction, row.14)
             }
             if var (transaction, owner) = found {
                 let tokens = try await connection.query(

@@ -182,18 +182,20 @@ public final class SQLiteLedgerStore: LedgerStore {
         if !changes.inserts.isEmpty {
             let insert = try db.cachedStatement(
                 sql: "INSERT INTO ledger_transactions (\(LedgerSchema.transactionColumns)) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
             for transaction in changes.inserts { try insert.execute(arguments: arguments(transaction)) }
         }
         if !changes.updates.isEmpty {
             let update = try db.cachedStatement(
                 sql: "UPDATE ledger_transactions SET kind = ?, expires_date_ms = ?, cancellation_date_ms = ?, "
-                    + "web_order_line_item_id = ?, last_seen_ms = MAX(last_seen_ms, ?) WHERE transaction_id = ?")
+                    + "web_order_line_item_id = ?, last_seen_ms = MAX(last_seen_ms, ?), signed_date_ms = ? "
+                    + "WHERE transaction_id = ?")
             for transaction in changes.updates {
                 try update.execute(arguments: [
                     transaction.kind.rawValue, transaction.expiresDate?.millisecondsSince1970,
                     transaction.cancellationDate?.millisecondsSince1970, transaction.webOrderLineItemID,
-                    transaction.lastSeen.millisecondsSince1970, transaction.transactionID,
+                    transaction.lastSeen.millisecondsSince1970, transaction.signedDate?.millisecondsSince1970,
+                    transaction.transactionID,
                 ])
             }
         }
@@ -264,7 +266,7 @@ public final class SQLiteLedgerStore: LedgerStore {
             transaction.purchaseDate?.millisecondsSince1970, transaction.expiresDate?.millisecondsSince1970,
             transaction.cancellationDate?.millisecondsSince1970, transaction.webOrderLineItemID,
             transaction.source.rawValue, transaction.firstSeen.millisecondsSince1970,
-            transaction.lastSeen.millisecondsSince1970,
+            transaction.lastSeen.millisecondsSince1970, transaction.signedDate?.millisecondsSince1970,
         ]
     }
 
@@ -276,7 +278,7 @@ public final class SQLiteLedgerStore: LedgerStore {
             purchaseDate: date(row[6]), expiresDate: date(row[7]), cancellationDate: date(row[8]),
             webOrderLineItemID: row[9], source: LedgerSource(rawValue: row[10]),
             firstSeen: date(row[11]) ?? ReceiptDate(clampingMillisecondsSince1970: 0),
-            lastSeen: date(row[12]) ?? ReceiptDate(clampingMillisecondsSince1970: 0))
+            lastSeen: date(row[12]) ?? ReceiptDate(clampingMillisecondsSince1970: 0), signedDate: date(row[13]))
     }
 
     /// The renewal states held for `originalTransactionIDs`.
