@@ -76,6 +76,7 @@ public enum LedgerJSON {
         milliseconds("cancellation_date_ms", transaction.cancellationDate, to: &writer)
         optional("web_order_line_item_id", transaction.webOrderLineItemID, to: &writer)
         optional("app_account_token", transaction.appAccountToken, to: &writer)
+        milliseconds("signed_date_ms", transaction.signedDate, to: &writer)
         writer.field("source", transaction.source.rawValue)
         writer.field("first_seen", transaction.firstSeen.description)
         writer.field("last_seen", transaction.lastSeen.description)
