@@ -51,24 +51,14 @@ extension ReceiptVerifier {
         }
         let leaf = parsed[0]
         var evaluation = ChainEvaluation(leafValidity: (leaf.notBefore, leaf.notAfter))
-        // The root travels in x5c too: it anchors only when pinned; otherwise it stays an untrusted certificate, so
-        // a chain to another root reads as an untrusted root, not as a missing issuer.
-        let anchors = configuration.trustAnchors.additionalRoots + parsed.filter(configuration.trustAnchors.isPinned)
-        let result: ChainVerificationResult
-        do {
-            result = try ChainVerifier.verify(
-                leaf: leaf, intermediates: Array(parsed.dropFirst()), anchors: anchors, at: instant)
-        } catch {
-            evaluation.reasons = [Reason(.internalError, "chain: OpenSSL could not run path validation: \(error)")]
+        // The root travels in x5c too: it anchors only when pinned.
+        let validation = validatePath(leaf: leaf, embedded: parsed, at: instant)
+        evaluation.subjects = validation.subjects
+        guard validation.reasons.isEmpty else {
+            evaluation.reasons = validation.reasons
             return evaluation
         }
-        evaluation.subjects = result.subjects
-        if let failure = result.failure {
-            let proven = failure == .issuerMissing ? provenFailures(inPartialPath: result.chain, at: instant) : []
-            evaluation.reasons = proven.isEmpty ? [Self.reason(for: failure, result: result, leaf: leaf)] : proven
-            return evaluation
-        }
-        let path = result.chain
+        let path = validation.path
         if path.last?.sha256Fingerprint == configuration.trustAnchors.xcodeTestingFingerprint {
             evaluation.reasons = [Self.xcodeIssuerReason]
             return evaluation

@@ -63,24 +63,14 @@ extension ReceiptVerifier {
         }
         var evaluation = ChainEvaluation(signerKey: leaf.publicKey, leafValidity: (leaf.notBefore, leaf.notAfter))
 
-        let anchors =
-            configuration.trustAnchors.additionalRoots + certificates.filter(configuration.trustAnchors.isPinned)
-        let intermediates = certificates.filter { $0 !== leaf }
-        let result: ChainVerificationResult
-        do {
-            result = try ChainVerifier.verify(leaf: leaf, intermediates: intermediates, anchors: anchors, at: instant)
-        } catch {
-            evaluation.reasons = [Reason(.internalError, "chain: OpenSSL could not run path validation: \(error)")]
-            return evaluation
-        }
-        evaluation.subjects = result.subjects
-        if let failure = result.failure {
-            let proven = failure == .issuerMissing ? provenFailures(inPartialPath: result.chain, at: instant) : []
-            evaluation.reasons = proven.isEmpty ? [Self.reason(for: failure, result: result, leaf: leaf)] : proven
+        let validation = validatePath(leaf: leaf, embedded: certificates, at: instant)
+        evaluation.subjects = validation.subjects
+        guard validation.reasons.isEmpty else {
+            evaluation.reasons = validation.reasons
             return evaluation
         }
 
-        let path = result.chain
+        let path = validation.path
         let endsAtXcode = path.last?.sha256Fingerprint == configuration.trustAnchors.xcodeTestingFingerprint
         // The StoreKit Testing certificate is trusted (when opted in) only as the self-signed signer of
         // Xcode receipts. Its key ships with Xcode, so a path it *issues* proves nothing: refuse it, or
@@ -105,6 +95,30 @@ extension ReceiptVerifier {
         // Validated at `instant`, so the window covers it; a cached hit answers the same as OpenSSL did.
         if chain.covers(instant) { evaluation.verified = (key, chain) }
         return evaluation
+    }
+
+    /// Validates `leaf` through the other `embedded` certificates to an anchor: the configured extra roots, and an
+    /// embedded certificate whose fingerprint is pinned (any other embedded root stays untrusted, so a path to it
+    /// is an untrusted root, not a missing issuer), at `instant`.
+    /// - Returns: the path and its subjects; on failure, the reasons that decide it (what a partial path proves
+    ///   wrong first, when OpenSSL ran out of issuers).
+    func validatePath(leaf: Certificate, embedded: [Certificate], at instant: Int64?)
+        -> (path: [Certificate], subjects: [String], reasons: [Reason])
+    {
+        let anchors = configuration.trustAnchors.additionalRoots + embedded.filter(configuration.trustAnchors.isPinned)
+        let result: ChainVerificationResult
+        do {
+            result = try ChainVerifier.verify(
+                leaf: leaf, intermediates: embedded.filter { $0 !== leaf }, anchors: anchors, at: instant)
+        } catch {
+            return ([], [], [Reason(.internalError, "chain: OpenSSL could not run path validation: \(error)")])
+        }
+        guard let failure = result.failure else { return (result.chain, result.subjects, []) }
+        let proven = failure == .issuerMissing ? provenFailures(inPartialPath: result.chain, at: instant) : []
+        return (
+            result.chain, result.subjects,
+            proven.isEmpty ? [Self.reason(for: failure, result: result, leaf: leaf)] : proven
+        )
     }
 
     /// The most certificates a receipt may embed: Apple's receipts carry 3 (leaf, WWDR intermediate, Apple Root
