@@ -16,39 +16,16 @@ struct MintJWS: ParsableCommand {
             nested JWS).
             """)
 
-    @Argument(help: "JWS request JSON files.")
-    var requests: [String]
-
-    @Option(name: .long, help: "The test PKI folder (certificates; keys in test-only-keys/).")
-    var pki: String = "certs"
-
-    @Option(name: .long, help: "Where to write the minted files.")
-    var outputDir: String = "."
-
-    @Option(name: .shortAndLong, help: "Write one JWS to this path instead ('-' for stdout); needs one request.")
-    var output: String?
-
-    mutating func validate() throws {
-        if output != nil && requests.count != 1 {
-            throw ValidationError("--output takes exactly one request")
-        }
-    }
+    @OptionGroup var options: MintOutputOptions
 
     func run() throws {
-        let pki = TestPKI(directory: URL(fileURLWithPath: pki))
-        let outputFolder = URL(fileURLWithPath: outputDir)
-        for path in requests {
+        let pki = TestPKI(directory: URL(fileURLWithPath: options.pki))
+        let outputFolder = URL(fileURLWithPath: options.outputDir)
+        for path in options.requests {
             let requestURL = URL(fileURLWithPath: path)
             let request = try JWSMintRequest(json: Data(contentsOf: requestURL))
             let jws = try request.mint(pki: pki)
-            if let output {
-                if output == "-" {
-                    FileHandle.standardOutput.write(Data(jws.utf8))
-                } else {
-                    try Data(jws.utf8).write(to: URL(fileURLWithPath: output))
-                }
-                continue
-            }
+            if try options.writeToOutput(Array(jws.utf8)) { continue }
             let name = requestURL.deletingPathExtension().lastPathComponent
             let fileName = "\(name).jws"
             try Data(jws.utf8).write(to: outputFolder.appendingPathComponent(fileName))

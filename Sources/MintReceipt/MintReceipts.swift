@@ -17,39 +17,16 @@ struct MintReceipts: ParsableCommand {
             request and keys always give the same bytes.
             """)
 
-    @Argument(help: "Mint request JSON files.")
-    var requests: [String]
-
-    @Option(name: .long, help: "The test PKI folder (certificates; keys in test-only-keys/).")
-    var pki: String = "certs"
-
-    @Option(name: .long, help: "Where to write the minted files.")
-    var outputDir: String = "."
-
-    @Option(name: .shortAndLong, help: "Write one receipt to this path instead ('-' for stdout); needs one request.")
-    var output: String?
-
-    mutating func validate() throws {
-        if output != nil && requests.count != 1 {
-            throw ValidationError("--output takes exactly one request")
-        }
-    }
+    @OptionGroup var options: MintOutputOptions
 
     func run() throws {
-        let pki = TestPKI(directory: URL(fileURLWithPath: pki))
-        let outputFolder = URL(fileURLWithPath: outputDir)
-        for path in requests {
+        let pki = TestPKI(directory: URL(fileURLWithPath: options.pki))
+        let outputFolder = URL(fileURLWithPath: options.outputDir)
+        for path in options.requests {
             let requestURL = URL(fileURLWithPath: path)
             let request = try MintRequest(json: Data(contentsOf: requestURL))
             let contents = try request.fileContents(pki: pki)
-            if let output {
-                if output == "-" {
-                    FileHandle.standardOutput.write(Data(contents))
-                } else {
-                    try Data(contents).write(to: URL(fileURLWithPath: output))
-                }
-                continue
-            }
+            if try options.writeToOutput(contents) { continue }
             let name = requestURL.deletingPathExtension().lastPathComponent
             let fileName = "\(name).\(request.fileExtension)"
             try Data(contents).write(to: outputFolder.appendingPathComponent(fileName))

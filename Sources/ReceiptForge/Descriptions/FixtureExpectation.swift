@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a verifier should conclude about a minted fixture, written next to it as
 /// `NAME.expected.json` for the verification tests and `verify-local`.
 public struct FixtureExpectation: Hashable, Sendable, Codable {
@@ -21,5 +23,19 @@ public struct FixtureExpectation: Hashable, Sendable, Codable {
         self.root = root
         self.validationTime = validationTime
         self.exercises = exercises
+    }
+}
+
+extension FixtureExpectation {
+    /// An `NAME.expected.json` document as written next to a fixture: pretty, keys sorted (byte-stable), a final
+    /// newline.
+    static func documentJSON(_ document: some Encodable) throws(ForgeError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(document) + Data("\n".utf8)
+        } catch {
+            throw ForgeError(.invalidRequest, "cannot encode the expectation: \(error)")
+        }
     }
 }

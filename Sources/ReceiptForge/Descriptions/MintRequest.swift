@@ -163,13 +163,7 @@ public struct MintRequest: Hashable, Sendable, Codable {
             firstGeneratedPurchase: generated.first,
             lastGeneratedPurchase: generated.last,
             purchaseInfo: carriedPurchaseInfo)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        do {
-            return try encoder.encode(document) + Data("\n".utf8)
-        } catch {
-            throw ForgeError(.invalidRequest, "cannot encode the expectation: \(error)")
-        }
+        return try FixtureExpectation.documentJSON(document)
     }
 }
 

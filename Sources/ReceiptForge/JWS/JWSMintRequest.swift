@@ -50,13 +50,7 @@ public struct JWSMintRequest: Hashable, Sendable, Codable {
             root: "certs/test-jws-root.pem",
             validationTime: payload.signedDate.map { RFC3339.format(secondsSince1970: $0 / 1000) },
             signedDate: payload.signedDate, exercises: expected.exercises)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        do {
-            return try encoder.encode(document) + Data("\n".utf8)
-        } catch {
-            throw ForgeError(.invalidRequest, "cannot encode the expectation: \(error)")
-        }
+        return try FixtureExpectation.documentJSON(document)
     }
 }
 
