@@ -139,6 +139,19 @@ struct NotificationFlowTests {
         }
         #expect(entry?["cancellation_date_ms"] as? String == String(now - 1_800_000), "\(String(describing: entry))")
 
+        // Without a password nothing would ask Apple: the ledger's state comes back with the verification's own
+        // record (read in its commit), and the answer is the same.
+        let unasked = try await client.post(
+            port: port, "/sandbox/verifyReceipt",
+            json: try JSONSerialization.data(withJSONObject: ["receipt-data": receipt.base64]))
+        #expect(unasked.headers["x-receipt-decided-by"] == "local")
+        let unaskedAnswer = try unasked.json()
+        let unaskedLatest = unaskedAnswer["latest_receipt_info"] as? [[String: Any]]
+        #expect(unaskedLatest?.compactMap { $0["transaction_id"] as? String } == [lapsed, renewed])
+        #expect(unaskedLatest?.first?["cancellation_date_ms"] as? String == String(now - 1_800_000))
+        #expect(
+            (unaskedAnswer["pending_renewal_info"] as? [[String: Any]])?.first?["auto_renew_status"] as? String == "1")
+
         // Every notification is in the audit trail: eight, the forged one invalid, the retry a duplicate.
         let audit = try CommandRunner("receipt-server").run(["ledger", "audit", "--ledger", ledger])
         let entries = try audit.jsonLines().filter { $0["endpoint"] as? String == "/v1/notifications/appstore" }

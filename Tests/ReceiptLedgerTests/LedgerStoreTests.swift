@@ -313,6 +313,42 @@ import Testing
         await store.close()
     }
 
+    /// An entry that asks for its subscriptions gets them back from its own commit, with what the batch wrote
+    /// before it (a renewal, a new transaction) and only under the ids it named; an entry that asks for none
+    /// gets none.
+    @Test(arguments: Kind.allCases)
+    func commitReadsSubscriptionsBack(kind: Kind) async throws {
+        guard Self.available(kind) else { return }
+        let place = try Place(kind)
+        let store = try await place.open()
+        let first = Self.transaction("t1", original: "s", kind: .autoRenewable, expires: Self.time(1_000))
+        let other = Self.transaction("u1", original: "u", kind: .autoRenewable, expires: Self.time(1_000))
+        _ = try await store.commit([Self.entry([first, other], account: nil)])
+        var renewed = Self.entry([], account: nil)
+        renewed.renewals = [
+            LedgerRenewal(
+                originalTransactionID: "s", productID: "product.s", autoRenewProductID: "product.s",
+                autoRenewStatus: 1, isInBillingRetryPeriod: false, gracePeriodExpiresDate: nil, expirationIntent: nil,
+                renewalDate: nil, offerType: nil, offerIdentifier: nil, environment: "Sandbox",
+                signedDate: Self.time(2_000), updated: Self.time(2_000))
+        ]
+        let second = Self.transaction("t2", original: "s", kind: .autoRenewable, expires: Self.time(2_000))
+        var reading = Self.entry([first, second], account: nil)
+        reading.readsSubscriptions = ["s"]
+        var elsewhere = Self.entry([], account: nil)
+        elsewhere.readsSubscriptions = ["u", "missing"]
+        let outcomes = try await store.commit([renewed, reading, Self.entry([other], account: nil), elsewhere])
+        #expect(outcomes.count == 4)
+        #expect(outcomes[0].subscriptions == nil && outcomes[2].subscriptions == nil)
+        let mine = try #require(outcomes[1].subscriptions)
+        #expect(mine.transactions.map(\.transactionID) == ["t1", "t2"], "the batch's own new transaction is seen")
+        #expect(mine.renewals.map(\.signedDate) == [Self.time(2_000)], "the batch's own renewal is seen")
+        #expect(outcomes[1].newTransactionIDs == ["t2"])
+        let theirs = try #require(outcomes[3].subscriptions)
+        #expect(theirs.transactions.map(\.transactionID) == ["u1"] && theirs.renewals.isEmpty)
+        await store.close()
+    }
+
     /// SQLite syncs a commit when it changes what the ledger knows: a batch with a new transaction commits FULL
     /// (rolled back and rerun when the writer was at NORMAL, with one audit entry per verification all the same),
     /// a batch of repeats commits and leaves the writer at NORMAL; `syncEveryCommit` keeps FULL throughout.

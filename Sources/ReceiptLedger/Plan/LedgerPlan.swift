@@ -28,6 +28,24 @@ public enum LedgerPlan {
         Set(entries.compactMap { $0.verdict == .valid ? $0.notification?.id : nil }).sorted()
     }
 
+    /// The original transaction ids whose subscriptions the batch's entries want back
+    /// (``LedgerEntry/readsSubscriptions``): a store reads them after its writes, before its commit.
+    public static func subscriptionIDs(of entries: [LedgerEntry]) -> [String] {
+        Set(entries.flatMap(\.readsSubscriptions)).sorted()
+    }
+
+    /// Gives each entry that asked for subscriptions the part of `held` under its own original transaction ids.
+    public static func attach(
+        _ held: LedgerSubscriptions, to outcomes: inout [LedgerOutcome], of entries: [LedgerEntry]
+    ) {
+        for (index, entry) in zip(outcomes.indices, entries) where !entry.readsSubscriptions.isEmpty {
+            let wanted = Set(entry.readsSubscriptions)
+            outcomes[index].subscriptions = LedgerSubscriptions(
+                transactions: held.transactions.filter { wanted.contains($0.originalTransactionID) },
+                renewals: held.renewals.filter { wanted.contains($0.originalTransactionID) })
+        }
+    }
+
     /// Decides a batch.
     /// - Returns: the writes, and one outcome per entry, in order.
     public static func decide(_ entries: [LedgerEntry], snapshot: LedgerSnapshot) -> (LedgerChanges, [LedgerOutcome]) {

@@ -129,8 +129,14 @@ public final class PostgresLedgerStore: LedgerStore {
                     let keys = LedgerPlan.keys(of: entries)
                     let snapshot = try await Self.snapshot(
                         connection, keys, notificationIDs: LedgerPlan.notificationIDs(of: entries), logger: logger)
-                    let (changes, outcomes) = LedgerPlan.decide(entries, snapshot: snapshot)
+                    var (changes, outcomes) = LedgerPlan.decide(entries, snapshot: snapshot)
                     try await Self.apply(changes, connection, logger: logger)
+                    let wanted = LedgerPlan.subscriptionIDs(of: entries)
+                    if !wanted.isEmpty {
+                        LedgerPlan.attach(
+                            try await Self.subscriptions(connection, wanted, logger: logger), to: &outcomes,
+                            of: entries)
+                    }
                     return outcomes
                 }
             }
@@ -449,18 +455,23 @@ public final class PostgresLedgerStore: LedgerStore {
         guard !originalTransactionIDs.isEmpty else { return LedgerSubscriptions() }
         let logger = logger
         return try await read { connection in
-            let rows = try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE "
-                        + "original_transaction_id = ANY($1) ORDER BY transaction_id",
-                    binds: Self.binds(originalTransactionIDs)), logger: logger)
-            var transactions: [LedgerTransaction] = []
-            for try await row in rows.decode(TransactionRow.self) { transactions.append(Self.transaction(row)) }
-            return LedgerSubscriptions(
-                transactions: transactions,
-                renewals: try await Self.renewals(
-                    connection, originalTransactionIDs: originalTransactionIDs, logger: logger))
+            try await Self.subscriptions(connection, originalTransactionIDs, logger: logger)
         }
+    }
+
+    private static func subscriptions(
+        _ connection: PostgresConnection, _ originalTransactionIDs: [String], logger: Logger
+    ) async throws -> LedgerSubscriptions {
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE "
+                    + "original_transaction_id = ANY($1) ORDER BY transaction_id",
+                binds: binds(originalTransactionIDs)), logger: logger)
+        var transactions: [LedgerTransaction] = []
+        for try await row in rows.decode(TransactionRow.self) { transactions.append(transaction(row)) }
+        return LedgerSubscriptions(
+            transactions: transactions,
+            renewals: try await renewals(connection, originalTransactionIDs: originalTransactionIDs, logger: logger))
     }
 
     public func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry] {

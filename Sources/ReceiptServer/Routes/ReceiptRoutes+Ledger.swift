@@ -23,14 +23,16 @@ extension ReceiptRoutes {
     ///   for a sandbox receipt on the production endpoint, say) credits nothing: the client is told to look
     ///   elsewhere, so the receipt's transactions are left for the answer that says 0; the audit entry names the
     ///   status as its reason (`verify_receipt.status_21007`).
+    /// - Parameter readsSubscriptions: original transaction ids whose subscriptions the outcome brings back.
     func record(
         _ result: AttributedVerdict, received: [UInt8], endpoint: String, account: String?, now: ReceiptDate,
-        answeredStatus: Int? = nil, context: some RequestContext
+        answeredStatus: Int? = nil, readsSubscriptions: [String] = [], context: some RequestContext
     ) async throws(ServerError) -> (AttributedVerdict, LedgerOutcome?) {
         guard let ledger else { return (result, nil) }
         var entry = LedgerEntry(
             verification: result, received: received, endpoint: endpoint, account: account, time: now,
             catalogue: ledger.catalogue, onConflict: ledger.onConflict)
+        entry.readsSubscriptions = readsSubscriptions
         if let answeredStatus, answeredStatus != 0 {
             entry.transactions = []
             entry.reason = entry.reason ?? "verify_receipt.status_\(answeredStatus)"

@@ -31,67 +31,108 @@ extension ReceiptRoutes {
         var overrides: [String: LedgerTransaction] = [:]
     }
 
-    /// Decides a `/verifyReceipt` request with the ledger's knowledge: locally first; when the receipt is a valid
-    /// subscription receipt and either the fallback would ask Apple (its subscriptions have lapsed) or the ledger may
-    /// hold subscription state, the ledger is read; when it knows more, the local verdict answers with it, and
-    /// Apple is asked only when it knows nothing newer.
+    /// A valid subscription receipt's side of the comparison: its listed auto-renewable transactions and, per
+    /// subscription (original transaction id), its latest expiry.
+    struct ReceiptSubscriptions {
+        var latestExpiry: [String: ReceiptDate] = [:]
+        var listed: [String: InAppPurchase] = [:]
+        var created: ReceiptDate
+
+        /// `nil` unless `verdict` is a valid app receipt with auto-renewable purchases.
+        init?(_ verdict: Verdict) {
+            guard verdict.isValid, case .appReceipt(let receipt)? = verdict.receipt else { return nil }
+            created = receipt.payload.creationDate ?? ReceiptDate(clampingMillisecondsSince1970: 0)
+            for purchase in receipt.payload.inAppPurchases where LatestReceiptInfo.isAutoRenewable(purchase) {
+                guard let original = purchase.originalTransactionID ?? purchase.transactionID else { continue }
+                if let id = purchase.transactionID { listed[id] = purchase }
+                let expiry = purchase.expiresDate ?? ReceiptDate(clampingMillisecondsSince1970: 0)
+                latestExpiry[original] = max(latestExpiry[original] ?? expiry, expiry)
+            }
+            guard !latestExpiry.isEmpty else { return nil }
+        }
+
+        /// The original transaction ids to ask the ledger about.
+        var originalTransactionIDs: [String] { latestExpiry.keys.sorted() }
+
+        /// What `held` knows beyond the receipt; `nil` when nothing.
+        func knowledge(_ held: LedgerSubscriptions) -> LedgerKnowledge? {
+            var overrides: [String: LedgerTransaction] = [:]
+            for transaction in held.transactions {
+                guard let purchase = listed[transaction.transactionID] else { continue }
+                if transaction.cancellationDate != nil, purchase.cancellationDate == nil {
+                    overrides[transaction.transactionID] = transaction
+                }
+            }
+            let newer = held.transactions.filter { transaction in
+                guard listed[transaction.transactionID] == nil, let expiry = transaction.expiresDate,
+                    let receiptLatest = latestExpiry[transaction.originalTransactionID]
+                else { return false }
+                return expiry > receiptLatest
+            }
+            let created = created
+            let renewals = held.renewals.filter { $0.signedDate > created }
+            guard !newer.isEmpty || !renewals.isEmpty || !overrides.isEmpty else { return nil }
+            return LedgerKnowledge(
+                newer: newer.sorted {
+                    ($0.purchaseDate ?? created, $0.transactionID) < ($1.purchaseDate ?? created, $1.transactionID)
+                },
+                renewals: held.renewals, overrides: overrides)
+        }
+    }
+
+    /// How a `/verifyReceipt` answer learns what the ledger knows.
+    enum LedgerConsultation {
+        /// It does not: no ledger, not a valid subscription receipt, or nothing the ledger may know more about.
+        case none
+        /// Read before deciding (the fallback would otherwise have asked Apple).
+        case read(LedgerKnowledge)
+        /// Read in the transaction that records the verification (``LedgerEntry/readsSubscriptions``): no read
+        /// of its own, and it sees what the same commit wrote.
+        case withRecord(ReceiptSubscriptions)
+
+        /// The knowledge to answer with, once the verification is recorded with `outcome`.
+        func knowledge(after outcome: LedgerOutcome?) -> LedgerKnowledge? {
+            switch self {
+            case .none: return nil
+            case .read(let knowledge): return knowledge
+            case .withRecord(let subscriptions): return outcome?.subscriptions.flatMap(subscriptions.knowledge)
+            }
+        }
+
+        /// The original transaction ids the record reads back.
+        var readsSubscriptions: [String] {
+            guard case .withRecord(let subscriptions) = self else { return [] }
+            return subscriptions.originalTransactionIDs
+        }
+    }
+
+    /// Decides a `/verifyReceipt` request with the ledger's knowledge: locally first. For a valid subscription
+    /// receipt whose subscriptions have lapsed (the fallback would ask Apple), the ledger is read first; when it
+    /// knows more, the local verdict answers with it, and Apple is asked only when it knows nothing newer. For
+    /// any other valid subscription receipt, when the ledger may hold subscription state, the record that
+    /// follows reads it back.
     func decideWithLedger(_ receiptData: [UInt8], _ asked: FallbackRequest, context: some RequestContext)
-        async throws(ServerError) -> (AttributedVerdict, LedgerKnowledge?)
+        async throws(ServerError) -> (AttributedVerdict, LedgerConsultation)
     {
-        guard let ledger else { return (try await decide(receiptData, asked), nil) }
+        guard let ledger else { return (try await decide(receiptData, asked), .none) }
         var local = asked
         local.allowsRemote = false
         let decided = try await decide(receiptData, local)
         let wouldAskApple = decided.trigger != nil && asked.allowsRemote
-        guard wouldAskApple || ledger.mayHoldSubscriptionState else { return (decided, nil) }
-        if let knowledge = await ledgerKnowledge(decided.verdict, ledger: ledger, context: context) {
-            return (decided, knowledge)
+        guard let subscriptions = ReceiptSubscriptions(decided.verdict) else {
+            return wouldAskApple ? (try await decide(receiptData, asked), .none) : (decided, .none)
         }
-        return wouldAskApple ? (try await decide(receiptData, asked), nil) : (decided, nil)
-    }
-
-    /// What the ledger knows beyond a valid subscription receipt; `nil` for any other verdict, when it knows
-    /// nothing more, or when it cannot be read (the usual path then decides, and the ledger write that follows
-    /// reports the store's state).
-    func ledgerKnowledge(_ verdict: Verdict, ledger: Ledger, context: some RequestContext) async -> LedgerKnowledge? {
-        guard verdict.isValid, case .appReceipt(let receipt)? = verdict.receipt else { return nil }
-        var latestExpiry: [String: ReceiptDate] = [:]
-        var listed: [String: InAppPurchase] = [:]
-        for purchase in receipt.payload.inAppPurchases where LatestReceiptInfo.isAutoRenewable(purchase) {
-            guard let original = purchase.originalTransactionID ?? purchase.transactionID else { continue }
-            if let id = purchase.transactionID { listed[id] = purchase }
-            let expiry = purchase.expiresDate ?? ReceiptDate(clampingMillisecondsSince1970: 0)
-            latestExpiry[original] = max(latestExpiry[original] ?? expiry, expiry)
+        guard wouldAskApple else {
+            return (decided, ledger.mayHoldSubscriptionState ? .withRecord(subscriptions) : .none)
         }
-        guard !latestExpiry.isEmpty else { return nil }
-        let held: LedgerSubscriptions
         do {
-            held = try await ledger.subscriptions(originalTransactionIDs: latestExpiry.keys.sorted())
+            let held = try await ledger.subscriptions(originalTransactionIDs: subscriptions.originalTransactionIDs)
+            if let knowledge = subscriptions.knowledge(held) { return (decided, .read(knowledge)) }
         } catch {
+            // The usual path decides; the ledger write that follows reports the store's state.
             context.logger.warning("ledger read failed; answering from the receipt", metadata: ["error": "\(error)"])
-            return nil
         }
-        var overrides: [String: LedgerTransaction] = [:]
-        for transaction in held.transactions {
-            guard let purchase = listed[transaction.transactionID] else { continue }
-            if transaction.cancellationDate != nil, purchase.cancellationDate == nil {
-                overrides[transaction.transactionID] = transaction
-            }
-        }
-        let newer = held.transactions.filter { transaction in
-            guard listed[transaction.transactionID] == nil, let expiry = transaction.expiresDate,
-                let receiptLatest = latestExpiry[transaction.originalTransactionID]
-            else { return false }
-            return expiry > receiptLatest
-        }
-        let created = receipt.payload.creationDate ?? ReceiptDate(clampingMillisecondsSince1970: 0)
-        let renewals = held.renewals.filter { $0.signedDate > created }
-        guard !newer.isEmpty || !renewals.isEmpty || !overrides.isEmpty else { return nil }
-        return LedgerKnowledge(
-            newer: newer.sorted {
-                ($0.purchaseDate ?? created, $0.transactionID) < ($1.purchaseDate ?? created, $1.transactionID)
-            },
-            renewals: held.renewals, overrides: overrides)
+        return (try await decide(receiptData, asked), .none)
     }
 
     /// A valid receipt's verifyReceipt body with the ledger's newer transactions after the receipt's own in

@@ -37,15 +37,15 @@ extension ReceiptRoutes {
             }
             let now = configuration.clock()
             let asked = fallbackRequest(call, endpoint: endpoint, now: now)
-            let (decided, knowledge) = try await decideWithLedger(call.receiptData, asked, context: context)
+            let (decided, consultation) = try await decideWithLedger(call.receiptData, asked, context: context)
             let status = VerifyReceiptStatus.status(
                 of: decided, endpoint: endpoint, acceptsAnyEnvironment: configuration.acceptsAnyEnvironment)
             let (result, outcome) = try await record(
                 decided, received: call.receiptData, endpoint: Self.path(endpoint), account: nil, now: now,
-                answeredStatus: status, context: context)
+                answeredStatus: status, readsSubscriptions: consultation.readsSubscriptions, context: context)
             var response = answerVerifyReceipt(
-                result, to: call, endpoint: endpoint, now: now, knowledge: knowledge, context: context,
-                request: request)
+                result, to: call, endpoint: endpoint, now: now, knowledge: consultation.knowledge(after: outcome),
+                context: context, request: request)
             if let outcome {
                 response.headers[Self.newTransactionsHeader] = outcome.newTransactionIDs.joined(separator: ",")
             }
