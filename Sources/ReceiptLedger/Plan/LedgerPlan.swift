@@ -9,41 +9,26 @@ import ReceiptVerification
 /// Processing the batch's verifications one after another, each seeing the effects of those before it, makes
 /// a batch equivalent to the same verifications committed one at a time in that order.
 public enum LedgerPlan {
-    /// The transaction ids and original transaction ids a batch touches: what a store reads first.
-    public static func keys(of entries: [LedgerEntry]) -> (transactionIDs: [String], originalTransactionIDs: [String]) {
+    /// What a store reads first for `entries`.
+    public static func keys(of entries: [LedgerEntry]) -> LedgerKeys {
         var transactionIDs = Set<String>()
         var originals = Set<String>()
-        for entry in entries where entry.verdict == .valid {
+        var subscriptions = Set<String>()
+        var notifications = Set<String>()
+        for entry in entries {
+            subscriptions.formUnion(entry.readsSubscriptions)
+            guard entry.verdict == .valid else { continue }
             for transaction in entry.transactions {
                 transactionIDs.insert(transaction.transactionID)
                 originals.insert(transaction.originalTransactionID)
             }
             for renewal in entry.renewals { originals.insert(renewal.originalTransactionID) }
+            if let notification = entry.notification { notifications.insert(notification.id) }
         }
-        return (transactionIDs.sorted(), originals.sorted())
-    }
-
-    /// The notification ids a batch records: a store reads which it already holds.
-    public static func notificationIDs(of entries: [LedgerEntry]) -> [String] {
-        Set(entries.compactMap { $0.verdict == .valid ? $0.notification?.id : nil }).sorted()
-    }
-
-    /// The original transaction ids whose subscriptions the batch's entries want back
-    /// (``LedgerEntry/readsSubscriptions``): a store reads them after its writes, before its commit.
-    public static func subscriptionIDs(of entries: [LedgerEntry]) -> [String] {
-        Set(entries.flatMap(\.readsSubscriptions)).sorted()
-    }
-
-    /// Gives each entry that asked for subscriptions the part of `held` under its own original transaction ids.
-    public static func attach(
-        _ held: LedgerSubscriptions, to outcomes: inout [LedgerOutcome], of entries: [LedgerEntry]
-    ) {
-        for (index, entry) in zip(outcomes.indices, entries) where !entry.readsSubscriptions.isEmpty {
-            let wanted = Set(entry.readsSubscriptions)
-            outcomes[index].subscriptions = LedgerSubscriptions(
-                transactions: held.transactions.filter { wanted.contains($0.originalTransactionID) },
-                renewals: held.renewals.filter { wanted.contains($0.originalTransactionID) })
-        }
+        originals.formUnion(subscriptions)
+        return LedgerKeys(
+            transactionIDs: transactionIDs.sorted(), originalTransactionIDs: originals.sorted(),
+            subscriptionIDs: subscriptions.sorted(), notificationIDs: notifications.sorted())
     }
 
     /// Decides a batch.
@@ -138,7 +123,27 @@ public enum LedgerPlan {
             outcomes.append(outcome)
         }
         changes.touched = touched.sorted()
+        readBackSubscriptions(entries, from: state, into: &outcomes)
         return (changes, outcomes)
+    }
+
+    /// Gives each entry that asked (``LedgerEntry/readsSubscriptions``) the subscriptions under its ids as the
+    /// batch leaves them: the snapshot held every transaction under those ids (``LedgerKeys/subscriptionIDs``),
+    /// and the batch's own writes are in `state`, so no read follows the writes.
+    private static func readBackSubscriptions(
+        _ entries: [LedgerEntry], from state: LedgerSnapshot, into outcomes: inout [LedgerOutcome]
+    ) {
+        guard entries.contains(where: { !$0.readsSubscriptions.isEmpty }) else { return }
+        var byOriginal: [String: [LedgerTransaction]] = [:]
+        for transaction in state.transactions.values {
+            byOriginal[transaction.originalTransactionID, default: []].append(transaction)
+        }
+        for (index, entry) in zip(outcomes.indices, entries) where !entry.readsSubscriptions.isEmpty {
+            let wanted = Set(entry.readsSubscriptions).sorted()
+            outcomes[index].subscriptions = LedgerSubscriptions(
+                transactions: wanted.flatMap { byOriginal[$0] ?? [] }.sorted { $0.transactionID < $1.transactionID },
+                renewals: wanted.compactMap { state.renewals[$0] })
+        }
     }
 
     /// The audit reason of a notification recorded before.

@@ -1,6 +1,8 @@
-/// What a store read, under its writer lock, about the keys of one batch: the transactions it already holds
-/// and the owners of the original transaction ids.
+/// What a store read, under its writer lock, about the keys of one batch (``LedgerKeys``): the transactions it
+/// already holds and the owners of the original transaction ids.
 public struct LedgerSnapshot: Sendable {
+    /// Transaction id → the record held: for the batch's transaction ids, and every one under its
+    /// ``LedgerKeys/subscriptionIDs``.
     public var transactions: [String: LedgerTransaction]
     /// Original transaction id → the account it is bound to.
     public var owners: [String: String]

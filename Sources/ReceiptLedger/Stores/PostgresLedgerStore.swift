@@ -126,17 +126,9 @@ public final class PostgresLedgerStore: LedgerStore {
             return try await withDeadline { leased in
                 try await leased.withTransaction(logger: logger) { connection in
                     try await connection.query("SELECT pg_advisory_xact_lock(\(Self.writerLockKey))", logger: logger)
-                    let keys = LedgerPlan.keys(of: entries)
-                    let snapshot = try await Self.snapshot(
-                        connection, keys, notificationIDs: LedgerPlan.notificationIDs(of: entries), logger: logger)
-                    var (changes, outcomes) = LedgerPlan.decide(entries, snapshot: snapshot)
+                    let snapshot = try await Self.snapshot(connection, LedgerPlan.keys(of: entries), logger: logger)
+                    let (changes, outcomes) = LedgerPlan.decide(entries, snapshot: snapshot)
                     try await Self.apply(changes, connection, logger: logger)
-                    let wanted = LedgerPlan.subscriptionIDs(of: entries)
-                    if !wanted.isEmpty {
-                        LedgerPlan.attach(
-                            try await Self.subscriptions(connection, wanted, logger: logger), to: &outcomes,
-                            of: entries)
-                    }
                     return outcomes
                 }
             }
@@ -147,16 +139,19 @@ public final class PostgresLedgerStore: LedgerStore {
         }
     }
 
-    private static func snapshot(
-        _ connection: PostgresConnection, _ keys: (transactionIDs: [String], originalTransactionIDs: [String]),
-        notificationIDs: [String], logger: Logger
-    ) async throws -> LedgerSnapshot {
+    private static func snapshot(_ connection: PostgresConnection, _ keys: LedgerKeys, logger: Logger) async throws
+        -> LedgerSnapshot
+    {
         var snapshot = LedgerSnapshot()
-        if !keys.transactionIDs.isEmpty {
+        if !keys.transactionIDs.isEmpty || !keys.subscriptionIDs.isEmpty {
+            let byID =
+                "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE transaction_id = ANY($1)"
+            var bindings = binds(keys.transactionIDs)
+            if !keys.subscriptionIDs.isEmpty { bindings.append(keys.subscriptionIDs) }
             let rows = try await connection.query(
                 PostgresQuery(
-                    unsafeSQL: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions "
-                        + "WHERE transaction_id = ANY($1)", binds: binds(keys.transactionIDs)), logger: logger)
+                    unsafeSQL: keys.subscriptionIDs.isEmpty ? byID : byID + " OR original_transaction_id = ANY($2)",
+                    binds: bindings), logger: logger)
             for try await row in rows.decode(TransactionRow.self) {
                 let transaction = transaction(row)
                 snapshot.transactions[transaction.transactionID] = transaction
@@ -175,9 +170,9 @@ public final class PostgresLedgerStore: LedgerStore {
                 snapshot.renewals[renewal.originalTransactionID] = renewal
             }
         }
-        if !notificationIDs.isEmpty {
+        if !keys.notificationIDs.isEmpty {
             let rows = try await connection.query(
-                "SELECT notification_id FROM ledger_notifications WHERE notification_id = ANY(\(notificationIDs))",
+                "SELECT notification_id FROM ledger_notifications WHERE notification_id = ANY(\(keys.notificationIDs))",
                 logger: logger)
             for try await id in rows.decode(String.self) { snapshot.notificationIDs.insert(id) }
         }

@@ -118,18 +118,12 @@ public final class SQLiteLedgerStore: LedgerStore {
                     var outcomes: [LedgerOutcome]?
                     var needsFull = syncEveryCommit
                     try db.inTransaction(.immediate) {
-                        let snapshot = try Self.snapshot(
-                            db, LedgerPlan.keys(of: entries), notificationIDs: LedgerPlan.notificationIDs(of: entries))
+                        let snapshot = try Self.snapshot(db, LedgerPlan.keys(of: entries))
                         let (changes, decided) = LedgerPlan.decide(entries, snapshot: snapshot)
                         needsFull = needsFull || changes.changesFacts
                         if needsFull && !full { return .rollback }
                         try Self.apply(changes, db)
-                        var answered = decided
-                        let wanted = LedgerPlan.subscriptionIDs(of: entries)
-                        if !wanted.isEmpty {
-                            LedgerPlan.attach(try Self.subscriptions(db, wanted), to: &answered, of: entries)
-                        }
-                        outcomes = answered
+                        outcomes = decided
                         return .commit
                     }
                     if needsFull != full {
@@ -144,16 +138,22 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
-    private static func snapshot(
-        _ db: Database, _ keys: (transactionIDs: [String], originalTransactionIDs: [String]), notificationIDs: [String]
-    ) throws -> LedgerSnapshot {
+    private static func snapshot(_ db: Database, _ keys: LedgerKeys) throws -> LedgerSnapshot {
         var snapshot = LedgerSnapshot()
-        if !keys.transactionIDs.isEmpty {
-            let rows = try Row.fetchCursor(
-                db.cachedStatement(
-                    sql: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions "
-                        + "WHERE transaction_id IN (SELECT value FROM json_each(?))"),
-                arguments: [LedgerJSON.column(ids: keys.transactionIDs)])
+        if !keys.transactionIDs.isEmpty || !keys.subscriptionIDs.isEmpty {
+            let byID =
+                "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions "
+                + "WHERE transaction_id IN (SELECT value FROM json_each(?))"
+            let rows =
+                keys.subscriptionIDs.isEmpty
+                ? try Row.fetchCursor(
+                    db.cachedStatement(sql: byID), arguments: [LedgerJSON.column(ids: keys.transactionIDs)])
+                : try Row.fetchCursor(
+                    db.cachedStatement(
+                        sql: byID + " OR original_transaction_id IN (SELECT value FROM json_each(?))"),
+                    arguments: [
+                        LedgerJSON.column(ids: keys.transactionIDs), LedgerJSON.column(ids: keys.subscriptionIDs),
+                    ])
             while let row = try rows.next() {
                 let transaction = try transaction(row)
                 snapshot.transactions[transaction.transactionID] = transaction
@@ -172,12 +172,12 @@ public final class SQLiteLedgerStore: LedgerStore {
                 snapshot.renewals[renewal.originalTransactionID] = renewal
             }
         }
-        if !notificationIDs.isEmpty {
+        if !keys.notificationIDs.isEmpty {
             let held = try String.fetchAll(
                 db.cachedStatement(
                     sql: "SELECT notification_id FROM ledger_notifications "
                         + "WHERE notification_id IN (SELECT value FROM json_each(?))"),
-                arguments: [LedgerJSON.column(ids: notificationIDs)])
+                arguments: [LedgerJSON.column(ids: keys.notificationIDs)])
             snapshot.notificationIDs = Set(held)
         }
         return snapshot
