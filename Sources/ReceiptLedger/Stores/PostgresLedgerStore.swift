@@ -158,16 +158,23 @@ public final class PostgresLedgerStore: LedgerStore {
             }
         }
         if !keys.originalTransactionIDs.isEmpty {
+            // Owners and renewal states in one round trip (each is one row per original transaction id, or none).
+            let renewalColumns = LedgerSchema.renewalColumns.split(separator: ", ").map { "r.\($0)" }
             let rows = try await connection.query(
-                "SELECT original_transaction_id, account FROM ledger_owners WHERE original_transaction_id = ANY(\(keys.originalTransactionIDs))",
-                logger: logger)
-            for try await (original, account) in rows.decode((String, String).self) {
-                snapshot.owners[original] = account
-            }
-            for renewal in try await renewals(
-                connection, originalTransactionIDs: keys.originalTransactionIDs, logger: logger)
-            {
-                snapshot.renewals[renewal.originalTransactionID] = renewal
+                PostgresQuery(
+                    unsafeSQL: "SELECT k.id, o.account, \(renewalColumns.joined(separator: ", ")) FROM "
+                        + "unnest($1::text[]) AS k(id) LEFT JOIN ledger_owners o ON o.original_transaction_id = k.id "
+                        + "LEFT JOIN ledger_renewals r ON r.original_transaction_id = k.id",
+                    binds: binds(keys.originalTransactionIDs)), logger: logger)
+            for try await row in rows.decode(OwnerAndRenewalRow.self) {
+                if let account = row.1 { snapshot.owners[row.0] = account }
+                if let original = row.2, let environment = row.12, let signed = row.13, let updated = row.14 {
+                    snapshot.renewals[original] = renewal(
+                        (
+                            original, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, environment,
+                            signed, updated
+                        ))
+                }
             }
         }
         if !keys.notificationIDs.isEmpty {
@@ -348,6 +355,12 @@ public final class PostgresLedgerStore: LedgerStore {
 
     typealias RenewalRow = (
         String, String?, String?, Int64?, Int64?, Int64?, Int64?, Int64?, Int64?, String?, String, Int64, Int64
+    )
+
+    /// An original transaction id, its owner, and its `ledger_renewals` row (every column `NULL` when none).
+    typealias OwnerAndRenewalRow = (
+        String, String?, String?, String?, String?, Int64?, Int64?, Int64?, Int64?, Int64?, Int64?, String?, String?,
+        Int64?, Int64?
     )
 
     private static func renewal(_ row: RenewalRow) -> LedgerRenewal {
