@@ -27,8 +27,8 @@ public struct LedgerEntry: Sendable {
     /// The notification this entry records, when it is one: a second entry with the same id changes nothing.
     public var notification: LedgerNotification?
     /// Original transaction ids whose subscriptions the caller wants back with the outcome
-    /// (``LedgerOutcome/subscriptions``), read in the batch's own transaction after its writes: a caller that
-    /// answers from what the ledger holds pays no read of its own.
+    /// (``LedgerOutcome/subscriptions``), as the entry's batch leaves them: read with the batch's own snapshot, so
+    /// a caller that answers from what the ledger holds pays no read of its own.
     public var readsSubscriptions: [String] = []
     public var onConflict: ConflictPolicy
 

@@ -159,13 +159,9 @@ public final class PostgresLedgerStore: LedgerStore {
         }
         if !keys.originalTransactionIDs.isEmpty {
             // Owners and renewal states in one round trip (each is one row per original transaction id, or none).
-            let renewalColumns = LedgerSchema.renewalColumns.split(separator: ", ").map { "r.\($0)" }
             let rows = try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: "SELECT k.id, o.account, \(renewalColumns.joined(separator: ", ")) FROM "
-                        + "unnest($1::text[]) AS k(id) LEFT JOIN ledger_owners o ON o.original_transaction_id = k.id "
-                        + "LEFT JOIN ledger_renewals r ON r.original_transaction_id = k.id",
-                    binds: binds(keys.originalTransactionIDs)), logger: logger)
+                PostgresQuery(unsafeSQL: Self.ownersAndRenewals, binds: binds(keys.originalTransactionIDs)),
+                logger: logger)
             for try await row in rows.decode(OwnerAndRenewalRow.self) {
                 if let account = row.1 { snapshot.owners[row.0] = account }
                 if let original = row.2, let environment = row.12, let signed = row.13, let updated = row.14 {
@@ -357,6 +353,13 @@ public final class PostgresLedgerStore: LedgerStore {
         String, String?, String?, Int64?, Int64?, Int64?, Int64?, Int64?, Int64?, String?, String, Int64, Int64
     )
 
+    /// Each of `$1`'s original transaction ids with its owner and its `ledger_renewals` row (``OwnerAndRenewalRow``).
+    private static let ownersAndRenewals =
+        "SELECT k.id, o.account, "
+        + LedgerSchema.renewalColumns.split(separator: ", ").map { "r.\($0)" }.joined(separator: ", ")
+        + " FROM unnest($1::text[]) AS k(id) LEFT JOIN ledger_owners o ON o.original_transaction_id = k.id "
+        + "LEFT JOIN ledger_renewals r ON r.original_transaction_id = k.id"
+
     /// An original transaction id, its owner, and its `ledger_renewals` row (every column `NULL` when none).
     typealias OwnerAndRenewalRow = (
         String, String?, String?, String?, String?, Int64?, Int64?, Int64?, Int64?, Int64?, Int64?, String?, String?,
@@ -463,23 +466,18 @@ public final class PostgresLedgerStore: LedgerStore {
         guard !originalTransactionIDs.isEmpty else { return LedgerSubscriptions() }
         let logger = logger
         return try await read { connection in
-            try await Self.subscriptions(connection, originalTransactionIDs, logger: logger)
+            let rows = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE "
+                        + "original_transaction_id = ANY($1) ORDER BY transaction_id",
+                    binds: Self.binds(originalTransactionIDs)), logger: logger)
+            var transactions: [LedgerTransaction] = []
+            for try await row in rows.decode(TransactionRow.self) { transactions.append(Self.transaction(row)) }
+            return LedgerSubscriptions(
+                transactions: transactions,
+                renewals: try await Self.renewals(
+                    connection, originalTransactionIDs: originalTransactionIDs, logger: logger))
         }
-    }
-
-    private static func subscriptions(
-        _ connection: PostgresConnection, _ originalTransactionIDs: [String], logger: Logger
-    ) async throws -> LedgerSubscriptions {
-        let rows = try await connection.query(
-            PostgresQuery(
-                unsafeSQL: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE "
-                    + "original_transaction_id = ANY($1) ORDER BY transaction_id",
-                binds: binds(originalTransactionIDs)), logger: logger)
-        var transactions: [LedgerTransaction] = []
-        for try await row in rows.decode(TransactionRow.self) { transactions.append(transaction(row)) }
-        return LedgerSubscriptions(
-            transactions: transactions,
-            renewals: try await renewals(connection, originalTransactionIDs: originalTransactionIDs, logger: logger))
     }
 
     public func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry] {

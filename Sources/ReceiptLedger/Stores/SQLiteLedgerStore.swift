@@ -371,21 +371,17 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     public func subscriptions(originalTransactionIDs: [String]) async throws(LedgerError) -> LedgerSubscriptions {
         guard !originalTransactionIDs.isEmpty else { return LedgerSubscriptions() }
-        return try await read { db in try Self.subscriptions(db, originalTransactionIDs) }
-    }
-
-    private static func subscriptions(_ db: Database, _ originalTransactionIDs: [String]) throws
-        -> LedgerSubscriptions
-    {
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(
+        return try await read { db in
+            let ids = LedgerJSON.column(ids: originalTransactionIDs)
+            let transactions = try Row.fetchAll(
+                db,
                 sql: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE original_transaction_id "
-                    + "IN (SELECT value FROM json_each(?)) ORDER BY transaction_id"),
-            arguments: [LedgerJSON.column(ids: originalTransactionIDs)])
-        var transactions: [LedgerTransaction] = []
-        while let row = try rows.next() { transactions.append(try transaction(row)) }
-        return LedgerSubscriptions(
-            transactions: transactions, renewals: try renewals(db, originalTransactionIDs: originalTransactionIDs))
+                    + "IN (SELECT value FROM json_each(?)) ORDER BY transaction_id", arguments: [ids]
+            ).map(Self.transaction)
+            return LedgerSubscriptions(
+                transactions: transactions,
+                renewals: try Self.renewals(db, originalTransactionIDs: originalTransactionIDs))
+        }
     }
 
     public func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry] {
