@@ -5,7 +5,7 @@ extension ReceiptVerifier {
     /// Verifies a StoreKit 2 JWS (transaction, renewal info, app transaction) or an App Store Server Notification
     /// V2 `signedPayload` locally, offline, in the order Apple's libraries do and then some:
     ///
-    /// 1. the compact serialization decodes (``ReceiptModel/CompactJWS``, bounded) and the payload is of a known kind;
+    /// 1. the compact serialization decodes (`CompactJWS` in ReceiptModel, bounded) and the payload is of a known kind;
     /// 2. `alg` is ES256: anything else (`none`, HS256, RS256) is `invalid`;
     /// 3. `x5c` holds three certificates, each an EC key on P-256 or P-384 (screened before OpenSSL parses them);
     /// 4. the path leaf → intermediate → a trusted root (Apple Root CA - G3 pinned by fingerprint, or an extra

@@ -111,7 +111,7 @@ public struct Reason: Sendable, Hashable, CustomStringConvertible {
         public static let policyAppAppleIDRejected = Code(.policyAppAppleIDRejected)
         /// A JWS was signed longer ago than the policy's maximum age allows (its `signedDate` against now).
         public static let policySignedTooLongAgo = Code(.policySignedTooLongAgo)
-        /// The bytes are not a compact JWS with a JSON header and payload of a known kind (``ReceiptModel/JWSError``).
+        /// The bytes are not a compact JWS with a JSON header and payload of a known kind (`JWSError`, in ReceiptModel).
         public static let jwsMalformed = Code(.jwsMalformed)
         /// The JWS header's `alg` is not ES256, the only algorithm Apple signs StoreKit 2 JWS with (`none`, HS256
         /// and RS256 included: a JWS under them proves nothing about Apple).
