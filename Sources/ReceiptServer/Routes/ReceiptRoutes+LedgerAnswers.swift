@@ -119,6 +119,8 @@ extension ReceiptRoutes {
         local.allowsRemote = false
         let decided = try await decide(receiptData, local)
         let wouldAskApple = decided.trigger != nil && asked.allowsRemote
+        // Without a reason to read the ledger, the receipt's subscriptions are not even listed.
+        guard wouldAskApple || ledger.mayHoldSubscriptionState else { return (decided, .none) }
         guard let subscriptions = ReceiptSubscriptions(decided.verdict) else {
             return wouldAskApple ? (try await decide(receiptData, asked), .none) : (decided, .none)
         }
