@@ -94,6 +94,7 @@ let package = Package(
             dependencies: [
                 "BER", "ReceiptModel", "ReceiptVerification", "ReceiptCrypto", "ReceiptRemote",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),

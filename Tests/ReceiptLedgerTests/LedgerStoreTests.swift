@@ -238,6 +238,38 @@ import Testing
         await store.close()
     }
 
+    /// Every field of an audit entry reads back as written, byte for byte: multi-byte UTF-8, an absent reason and
+    /// account, the new ids and the conflicts (SQLite binds the audit insert with its own calls).
+    @Test(arguments: Kind.allCases)
+    func auditEntriesKeepEveryField(kind: Kind) async throws {
+        guard Self.available(kind) else { return }
+        let place = try Place(kind)
+        let store = try await place.open()
+        let owner = "caf\u{E9}-\u{65E5}\u{672C}"
+        let first = Self.entry([Self.transaction("7"), Self.transaction("8")], account: owner, at: Self.time(5))
+        var second = Self.entry([Self.transaction("7")], account: nil, at: Self.time(6))
+        second.verdict = .inconclusive
+        second.reason = "remote.unavailable"
+        second.decidedBy = "remote"
+        second.endpoint = "/verifyReceipt"
+        second.receiptSHA256 = String(repeating: "0f", count: 32)
+        var third = Self.entry([Self.transaction("8")], account: "cafe\u{301}", at: Self.time(7))
+        third.endpoint = ""
+        _ = try await store.commit([first, second, third])
+        let read = try await store.auditEntries(AuditQuery())
+        #expect(read.map(\.account) == [owner, nil, "cafe\u{301}"])
+        #expect(read.map(\.endpoint) == ["/v1/verify", "/verifyReceipt", ""])
+        #expect(read.map(\.verdict) == ["valid", "inconclusive", "valid"])
+        #expect(read.map(\.reason) == [nil, "remote.unavailable", nil])
+        #expect(read.map(\.decidedBy) == ["local", "remote", "local"])
+        #expect(read.map(\.time) == [Self.time(5), Self.time(6), Self.time(7)])
+        #expect(read.map(\.receiptSHA256) == ["ab", String(repeating: "0f", count: 32), "ab"])
+        #expect(read.map(\.newTransactionIDs) == [["7", "8"], [], []])
+        #expect(read[2].conflicts == [LedgerConflict(originalTransactionID: "8", owner: owner, transactionIDs: ["8"])])
+        #expect(read[0].conflicts.isEmpty && read[1].conflicts.isEmpty)
+        await store.close()
+    }
+
     /// Replicas starting together each migrate; the schema is created once.
     @Test(arguments: Kind.allCases)
     func storesOpeningTogetherMigrateOnce(kind: Kind) async throws {

@@ -108,34 +108,45 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     public func commit(_ entries: [LedgerEntry]) async throws(LedgerError) -> [LedgerOutcome] {
         do {
-            return try await pool.writeWithoutTransaction { db in
-                // SQLite fixes a commit's sync level before its transaction begins, and what a batch changes is
-                // known only inside it: a batch that changes facts under NORMAL is rolled back and run again
-                // under FULL (before anything of it is written). A batch that changes nothing commits at the
-                // level it found and leaves NORMAL for the next.
-                while true {
-                    let full = synchronousFull.withLock { $0 }
-                    var outcomes: [LedgerOutcome]?
-                    var needsFull = syncEveryCommit
-                    try db.inTransaction(.immediate) {
-                        let snapshot = try Self.snapshot(db, LedgerPlan.keys(of: entries))
-                        let (changes, decided) = LedgerPlan.decide(entries, snapshot: snapshot)
-                        needsFull = needsFull || changes.changesFacts
-                        if needsFull && !full { return .rollback }
-                        try Self.apply(changes, db)
-                        outcomes = decided
-                        return .commit
-                    }
-                    if needsFull != full {
-                        try db.execute(sql: needsFull ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
-                        synchronousFull.withLock { $0 = needsFull }
-                    }
-                    if let outcomes { return outcomes }
+            return try await pool.writeWithoutTransaction { db in try self.commit(entries, db) }
+        } catch {
+            throw Self.recordingFailure(error)
+        }
+    }
+
+    /// One batch in one transaction on the writer connection `db`.
+    private func commit(_ entries: [LedgerEntry], _ db: Database) throws(LedgerError) -> [LedgerOutcome] {
+        // SQLite fixes a commit's sync level before its transaction begins, and what a batch changes is known
+        // only inside it: a batch that changes facts under NORMAL is rolled back and run again under FULL (before
+        // anything of it is written). A batch that changes nothing commits at the level it found and leaves
+        // NORMAL for the next.
+        do {
+            while true {
+                let full = synchronousFull.withLock { $0 }
+                var outcomes: [LedgerOutcome]?
+                var needsFull = syncEveryCommit
+                try db.inTransaction(.immediate) {
+                    let snapshot = try Self.snapshot(db, LedgerPlan.keys(of: entries))
+                    let (changes, decided) = LedgerPlan.decide(entries, snapshot: snapshot)
+                    needsFull = needsFull || changes.changesFacts
+                    if needsFull && !full { return .rollback }
+                    try Self.apply(changes, db)
+                    outcomes = decided
+                    return .commit
                 }
+                if needsFull != full {
+                    try db.execute(sql: needsFull ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+                    synchronousFull.withLock { $0 = needsFull }
+                }
+                if let outcomes { return outcomes }
             }
         } catch {
-            throw LedgerError(.unavailable, "the SQLite ledger could not record: \(Self.describe(error))")
+            throw Self.recordingFailure(error)
         }
+    }
+
+    private static func recordingFailure(_ error: any Error) -> LedgerError {
+        error as? LedgerError ?? LedgerError(.unavailable, "the SQLite ledger could not record: \(describe(error))")
     }
 
     private static func snapshot(_ db: Database, _ keys: LedgerKeys) throws -> LedgerSnapshot {
@@ -252,15 +263,28 @@ public final class SQLiteLedgerStore: LedgerStore {
                 sql: "INSERT OR IGNORE INTO ledger_account_tokens (transaction_id, app_account_token) VALUES (?, ?)")
             for (id, token) in changes.accountTokens { try insert.execute(arguments: [id, token]) }
         }
-        let audit = try db.cachedStatement(
-            sql: "INSERT INTO ledger_audit (time_ms, endpoint, receipt_sha256, verdict, reason, decided_by, account, "
-                + "new_transaction_ids, conflicts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        for entry in changes.audits {
-            try audit.execute(arguments: [
-                entry.time.millisecondsSince1970, entry.endpoint, entry.receiptSHA256, entry.verdict, entry.reason,
-                entry.decidedBy, entry.account, LedgerJSON.column(ids: entry.newTransactionIDs),
-                LedgerJSON.column(conflicts: entry.conflicts),
-            ])
+        try appendAudits(changes.audits, db)
+    }
+
+    /// The batch's audit entries, one insert each, bound with SQLite's own calls (``SQLiteRawStatement``): this
+    /// is the one statement a batch runs per verification.
+    private static func appendAudits(_ audits: [AuditEntry], _ db: Database) throws {
+        let audit = SQLiteRawStatement(
+            try db.cachedStatement(
+                sql: "INSERT INTO ledger_audit (time_ms, endpoint, receipt_sha256, verdict, reason, decided_by, "
+                    + "account, new_transaction_ids, conflicts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+            in: db)
+        for entry in audits {
+            try audit.bind(entry.time.millisecondsSince1970, at: 1)
+            try audit.bind(entry.endpoint, at: 2)
+            try audit.bind(entry.receiptSHA256, at: 3)
+            try audit.bind(entry.verdict, at: 4)
+            try audit.bind(entry.reason, at: 5)
+            try audit.bind(entry.decidedBy, at: 6)
+            try audit.bind(entry.account, at: 7)
+            try audit.bind(LedgerJSON.column(ids: entry.newTransactionIDs), at: 8)
+            try audit.bind(LedgerJSON.column(conflicts: entry.conflicts), at: 9)
+            try audit.run()
         }
     }
 
