@@ -12,7 +12,8 @@ public enum LedgerPlan {
     /// What a store reads first for `entries`.
     public static func keys(of entries: [LedgerEntry]) -> LedgerKeys {
         var transactionIDs = Set<String>()
-        var originals = Set<String>()
+        var owned = Set<String>()
+        var renewed = Set<String>()
         var subscriptions = Set<String>()
         var notifications = Set<String>()
         for entry in entries {
@@ -20,14 +21,14 @@ public enum LedgerPlan {
             guard entry.verdict == .valid else { continue }
             for transaction in entry.transactions {
                 transactionIDs.insert(transaction.transactionID)
-                originals.insert(transaction.originalTransactionID)
+                if entry.account != nil { owned.insert(transaction.originalTransactionID) }
             }
-            for renewal in entry.renewals { originals.insert(renewal.originalTransactionID) }
+            for renewal in entry.renewals { renewed.insert(renewal.originalTransactionID) }
             if let notification = entry.notification { notifications.insert(notification.id) }
         }
-        originals.formUnion(subscriptions)
+        renewed.formUnion(subscriptions)
         return LedgerKeys(
-            transactionIDs: transactionIDs.sorted(), originalTransactionIDs: originals.sorted(),
+            transactionIDs: transactionIDs.sorted(), ownerIDs: owned.sorted(), renewalIDs: renewed.sorted(),
             subscriptionIDs: subscriptions.sorted(), notificationIDs: notifications.sorted())
     }
 

@@ -157,11 +157,11 @@ public final class PostgresLedgerStore: LedgerStore {
                 snapshot.transactions[transaction.transactionID] = transaction
             }
         }
-        if !keys.originalTransactionIDs.isEmpty {
+        let originals = Set(keys.ownerIDs).union(keys.renewalIDs).sorted()
+        if !originals.isEmpty {
             // Owners and renewal states in one round trip (each is one row per original transaction id, or none).
             let rows = try await connection.query(
-                PostgresQuery(unsafeSQL: Self.ownersAndRenewals, binds: binds(keys.originalTransactionIDs)),
-                logger: logger)
+                PostgresQuery(unsafeSQL: Self.ownersAndRenewals, binds: binds(originals)), logger: logger)
             for try await row in rows.decode(OwnerAndRenewalRow.self) {
                 if let account = row.1 { snapshot.owners[row.0] = account }
                 if let original = row.2, let environment = row.12, let signed = row.13, let updated = row.14 {

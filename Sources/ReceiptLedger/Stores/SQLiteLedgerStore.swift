@@ -125,14 +125,14 @@ public final class SQLiteLedgerStore: LedgerStore {
                 let full = synchronousFull.withLock { $0 }
                 var outcomes: [LedgerOutcome]?
                 var needsFull = syncEveryCommit
-                try db.inTransaction(.immediate) {
+                try Self.immediateTransaction(db) {
                     let snapshot = try Self.snapshot(db, LedgerPlan.keys(of: entries))
                     let (changes, decided) = LedgerPlan.decide(entries, snapshot: snapshot)
                     needsFull = needsFull || changes.changesFacts
-                    if needsFull && !full { return .rollback }
+                    if needsFull && !full { return false }
                     try Self.apply(changes, db)
                     outcomes = decided
-                    return .commit
+                    return true
                 }
                 if needsFull != full {
                     try db.execute(sql: needsFull ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
@@ -142,6 +142,20 @@ public final class SQLiteLedgerStore: LedgerStore {
             }
         } catch {
             throw Self.recordingFailure(error)
+        }
+    }
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction, committed when it returns true, else rolled back (and rolled
+    /// back when anything throws). What GRDB's `inTransaction` does, with the `BEGIN` and `COMMIT` statements
+    /// prepared once and cached rather than prepared for every batch.
+    private static func immediateTransaction(_ db: Database, _ body: () throws -> Bool) throws {
+        try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+        do {
+            guard try body() else { return try db.rollback() }
+            try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+        } catch {
+            if db.isInsideTransaction { try? db.rollback() }
+            throw error
         }
     }
 
@@ -170,18 +184,18 @@ public final class SQLiteLedgerStore: LedgerStore {
                 snapshot.transactions[transaction.transactionID] = transaction
             }
         }
-        if !keys.originalTransactionIDs.isEmpty {
+        if !keys.ownerIDs.isEmpty {
             let rows = try Row.fetchCursor(
                 db.cachedStatement(
                     sql: "SELECT original_transaction_id, account FROM ledger_owners "
                         + "WHERE original_transaction_id IN (SELECT value FROM json_each(?))"),
-                arguments: [LedgerJSON.column(ids: keys.originalTransactionIDs)])
+                arguments: [LedgerJSON.column(ids: keys.ownerIDs)])
             while let row = try rows.next() {
                 snapshot.owners[row[0]] = row[1] as String
             }
-            for renewal in try renewals(db, originalTransactionIDs: keys.originalTransactionIDs) {
-                snapshot.renewals[renewal.originalTransactionID] = renewal
-            }
+        }
+        for renewal in keys.renewalIDs.isEmpty ? [] : try renewals(db, originalTransactionIDs: keys.renewalIDs) {
+            snapshot.renewals[renewal.originalTransactionID] = renewal
         }
         if !keys.notificationIDs.isEmpty {
             let held = try String.fetchAll(
