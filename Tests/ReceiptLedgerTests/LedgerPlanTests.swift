@@ -38,6 +38,27 @@ import Testing
         #expect(changes.audits.count == 2)
     }
 
+    /// A batch's keys ask only for what its plan uses: owners for verifications naming an account, renewal states
+    /// for entries carrying them and for the subscriptions entries read back; nothing of an invalid verification.
+    @Test func keysAskOnlyForWhatThePlanUses() {
+        var renewing = Self.entry([Self.transaction("4", original: "o4")])
+        renewing.renewals = [
+            LedgerRenewal(originalTransactionID: "o5", environment: "Sandbox", signedDate: Self.t0, updated: Self.t0)
+        ]
+        var reading = Self.entry([Self.transaction("3", original: "o3")])
+        reading.readsSubscriptions = ["o6"]
+        let keys = LedgerPlan.keys(of: [
+            Self.entry([Self.transaction("1", original: "o1")]),
+            Self.entry([Self.transaction("2", original: "o2")], account: "alice"), renewing, reading,
+            Self.entry([Self.transaction("9", original: "o9")], account: "bob", verdict: .invalid),
+        ])
+        #expect(keys.transactionIDs == ["1", "2", "3", "4"])
+        #expect(keys.ownerIDs == ["o2"])
+        #expect(keys.renewalIDs == ["o5", "o6"])
+        #expect(keys.subscriptionIDs == ["o6"])
+        #expect(LedgerPlan.keys(of: [Self.entry([Self.transaction("1")])]).ownerIDs.isEmpty)
+    }
+
     @Test func rejectionRecordsNothingButTheAuditEntry() {
         let snapshot = LedgerSnapshot(transactions: ["1": Self.transaction("1")], owners: ["1": "alice"])
         let entry = Self.entry([Self.transaction("1"), Self.transaction("9")], account: "bob", onConflict: .reject)
