@@ -1,14 +1,18 @@
 /// Hexadecimal text of bytes, both ways: the package's one encoder and decoder (fingerprints, device
 /// identifiers, the forge's byte strings).
 package enum Hex {
-    /// `bytes` as hex, two digits per byte, lower case unless `uppercase`. Inlinable: specialized where it is
-    /// called, it costs a few nanoseconds per byte instead of a generic call per byte (the ledger hashes every
-    /// receipt it records).
-    @inlinable
+    /// `bytes` as hex, two digits per byte, lower case unless `uppercase`.
     package static func encode(_ bytes: some Sequence<UInt8>, uppercase: Bool = false) -> String {
+        // One generic call to reach the bytes, then a concrete loop: called unspecialized from another module,
+        // a generic loop cost a witness call per byte (the ledger hex-encodes every receipt's digest).
+        bytes.withContiguousStorageIfAvailable { encode(buffer: $0, uppercase: uppercase) }
+            ?? Array(bytes).withUnsafeBufferPointer { encode(buffer: $0, uppercase: uppercase) }
+    }
+
+    private static func encode(buffer bytes: UnsafeBufferPointer<UInt8>, uppercase: Bool) -> String {
         let digits: StaticString = uppercase ? "0123456789ABCDEF" : "0123456789abcdef"
         var text: [UInt8] = []
-        text.reserveCapacity(bytes.underestimatedCount * 2)
+        text.reserveCapacity(bytes.count * 2)
         digits.withUTF8Buffer { digits in
             for byte in bytes {
                 text.append(digits[Int(byte >> 4)])
