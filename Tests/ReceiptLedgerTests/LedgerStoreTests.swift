@@ -411,6 +411,26 @@ import Testing
         await ledger.close()
     }
 
+    /// An audit insert that fails (SQLite binds it with its own calls) fails its whole batch with
+    /// `ledger.unavailable`: the batch's new transaction is not there, and the next batch reports it new.
+    @Test func aFailingSQLiteAuditInsertRollsTheBatchBack() async throws {
+        let folder = try TemporaryFolder()
+        let store = try SQLiteLedgerStore(path: folder.url.appendingPathComponent("ledger.sqlite").path)
+        try await store.pool.write { db in
+            try db.execute(
+                sql:
+                    "CREATE TRIGGER refuse_audit BEFORE INSERT ON ledger_audit BEGIN SELECT RAISE(ABORT, 'refused'); END"
+            )
+        }
+        let entry = Self.entry([Self.transaction("41")], account: "alice")
+        await #expect(throws: LedgerError.self) { _ = try await store.commit([entry]) }
+        #expect(try await store.transaction(id: "41") == nil)
+        try await store.pool.write { try $0.execute(sql: "DROP TRIGGER refuse_audit") }
+        #expect(try await store.commit([entry]).first?.newTransactionIDs == ["41"])
+        #expect(try await store.auditEntries(AuditQuery()).count == 1)
+        await store.close()
+    }
+
     /// A writer that cannot get the lock within the deadline fails, and what it would have written is not there:
     /// the connection is closed, so PostgreSQL rolls the transaction back (a wait on a lock is not left running).
     @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))

@@ -5,7 +5,7 @@ import GRDBSQLite
 ///
 /// For the one statement a batch runs once per verification (its audit entry): there GRDB's argument layer
 /// (an array of boxed values, checked, bound, then cleared) cost as much as SQLite's insert itself. Only for
-/// statements inside a transaction GRDB opened, on the writer connection; GRDB's statement observation is not
+/// statements run inside a batch's transaction, on the writer connection; GRDB's statement observation is not
 /// told about them (the ledger registers no observers).
 struct SQLiteRawStatement {
     private let handle: SQLiteStatement
