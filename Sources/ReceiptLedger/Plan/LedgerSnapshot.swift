@@ -1,5 +1,6 @@
 /// What a store read, under its writer lock, about the keys of one batch (``LedgerKeys``): the transactions it
-/// already holds and the owners of the original transaction ids.
+/// already holds, the owners of ``LedgerKeys/ownerIDs``, the renewal states of ``LedgerKeys/renewalIDs`` and the
+/// notifications it already recorded.
 public struct LedgerSnapshot: Sendable {
     /// Transaction id → the record held: for the batch's transaction ids, and every one under its
     /// ``LedgerKeys/subscriptionIDs``.

@@ -124,9 +124,8 @@ extension ReceiptRoutes {
         guard let subscriptions = ReceiptSubscriptions(decided.verdict) else {
             return wouldAskApple ? (try await decide(receiptData, asked), .none) : (decided, .none)
         }
-        guard wouldAskApple else {
-            return (decided, ledger.mayHoldSubscriptionState ? .withRecord(subscriptions) : .none)
-        }
+        // Not asking Apple means the ledger may hold subscription state (the guard above): the record reads it back.
+        guard wouldAskApple else { return (decided, .withRecord(subscriptions)) }
         do {
             let held = try await ledger.subscriptions(originalTransactionIDs: subscriptions.originalTransactionIDs)
             if let knowledge = subscriptions.knowledge(held) { return (decided, .read(knowledge)) }
