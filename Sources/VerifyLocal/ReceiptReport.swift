@@ -16,20 +16,30 @@ struct ReceiptReport {
     let error: ReceiptError?
     /// The verdict when the input is a JWS (StoreKit 2, a notification's signedPayload), not a receipt.
     let jws: JWSVerdict?
-    /// With `--decode-only`, a JWS as decoded, or why it did not decode.
+    /// With `--decode-only`, a JWS as decoded (and the kind it was read as, when one fits), or why it did not decode.
     let decodedJWS: Result<CompactJWS, JWSError>?
+    let decodedKind: JWSPayload.Kind?
 
     /// The outcome that counts.
     var outcome: Verdict.Outcome? { jws?.outcome ?? result?.verdict.outcome }
 
+    /// Reads and recognizes the input (``InputDocument``): a receipt, or a JWS with the kind its JSON member names.
+    static func document(_ source: InputSource) -> Result<InputDocument, ReceiptError> {
+        Result { () throws(ReceiptError) in
+            let bytes = try source.read()
+            return try InputDocument(recognizing: bytes[...])
+        }
+    }
+
     /// Verifies locally, then asks Apple when the fallback table says so.
-    init(source: InputSource, fallback: FallbackVerifier, request: FallbackRequest) async {
-        switch Result(catching: { () throws(ReceiptError) in try source.read() }) {
-        case .success(let bytes) where CompactJWS.looksLikeJWS(bytes[...]):
+    /// - Parameter jwsKind: the kind of a JWS found on its own (`--jws-kind`); a JSON member's name wins over it.
+    init(source: InputSource, fallback: FallbackVerifier, request: FallbackRequest, jwsKind: JWSPayload.Kind?) async {
+        switch Self.document(source) {
+        case .success(.jws(let text, let kind, _)):
             // Apple's verifyReceipt knows nothing of JWS: decided locally, whatever the fallback.
-            self.init(name: source.name, jws: fallback.verifier.verifyJWS(bytes[...]))
-        case .success(let bytes):
-            let result = await fallback.verify(bytes, request: request)
+            self.init(name: source.name, jws: fallback.verifier.verifyJWS(text, kind: kind ?? jwsKind))
+        case .success(.receipt(let bytes)):
+            let result = await fallback.verify(Array(bytes), request: request)
             self.init(name: source.name, result: result, attributed: true)
         case .failure(let error):
             let verdict = Verdict.malformed(error, validationTime: fallback.verifier.configuration.validationTime)
@@ -38,27 +48,30 @@ struct ReceiptReport {
     }
 
     /// Verifies locally; with no verifier (`--decode-only`), only decodes.
-    init(source: InputSource, verifier: ReceiptVerifier?) {
-        let bytes = Result(catching: { () throws(ReceiptError) in try source.read() })
+    init(source: InputSource, verifier: ReceiptVerifier?, jwsKind: JWSPayload.Kind?) {
+        let document = Self.document(source)
         guard let verifier else {
-            if case .success(let bytes) = bytes, CompactJWS.looksLikeJWS(bytes[...]) {
-                self.init(
-                    name: source.name, receipt: nil, error: nil,
-                    decodedJWS: Result { () throws(JWSError) in try CompactJWS(bytes[...]) })
-                return
-            }
-            switch bytes.flatMap({ bytes in Result { () throws(ReceiptError) in try ReceiptInput(bytes: bytes) } }) {
-            case .success(let receipt): self.init(name: source.name, receipt: receipt, error: nil)
-            case .failure(let error): self.init(name: source.name, receipt: nil, error: error)
+            switch document {
+            case .success(.jws(let text, let kind, _)):
+                let decoded = Result { () throws(JWSError) in try CompactJWS(text) }
+                let kind = kind ?? jwsKind ?? (try? decoded.get()).flatMap { JWSPayload.Kind.guess($0.payload) }
+                self.init(name: source.name, receipt: nil, error: nil, decodedJWS: decoded, decodedKind: kind)
+            case .success(.receipt(let bytes)):
+                switch Result(catching: { () throws(ReceiptError) in try ReceiptInput(bytes: bytes) }) {
+                case .success(let receipt): self.init(name: source.name, receipt: receipt, error: nil)
+                case .failure(let error): self.init(name: source.name, receipt: nil, error: error)
+                }
+            case .failure(let error):
+                self.init(name: source.name, receipt: nil, error: error)
             }
             return
         }
         let verdict: Verdict
-        switch bytes {
-        case .success(let bytes) where CompactJWS.looksLikeJWS(bytes[...]):
-            self.init(name: source.name, jws: verifier.verifyJWS(bytes[...]))
+        switch document {
+        case .success(.jws(let text, let kind, _)):
+            self.init(name: source.name, jws: verifier.verifyJWS(text, kind: kind ?? jwsKind))
             return
-        case .success(let bytes): verdict = verifier.verify(bytes)
+        case .success(.receipt(let bytes)): verdict = verifier.verify(bytes)
         case .failure(let error):
             verdict = Verdict.malformed(error, validationTime: verifier.configuration.validationTime)
         }
@@ -73,9 +86,11 @@ struct ReceiptReport {
 
     private init(
         name: String, result: AttributedVerdict? = nil, attributed: Bool = false, receipt: ReceiptInput?,
-        error: ReceiptError?, jws: JWSVerdict? = nil, decodedJWS: Result<CompactJWS, JWSError>? = nil
+        error: ReceiptError?, jws: JWSVerdict? = nil, decodedJWS: Result<CompactJWS, JWSError>? = nil,
+        decodedKind: JWSPayload.Kind? = nil
     ) {
         self.decodedJWS = decodedJWS
+        self.decodedKind = decodedKind
         self.name = name
         self.result = result
         self.attributed = attributed
@@ -116,7 +131,7 @@ struct ReceiptReport {
     /// One JSON line (``VerdictJSON/report(file:_:attributed:receipt:error:)``), without its line ending.
     var jsonLine: [UInt8] {
         if let jws { return JWSVerdictJSON.report(file: name, jws) }
-        if let decodedJWS { return Self.decodedJSON(file: name, decodedJWS) }
+        if let decodedJWS { return Self.decodedJSON(file: name, decodedJWS, kind: decodedKind) }
         return VerdictJSON.report(file: name, result, attributed: attributed, receipt: receipt, error: error)
     }
 
@@ -125,7 +140,7 @@ struct ReceiptReport {
     /// A few aligned lines per receipt, then a blank line.
     var text: String {
         if let jws { return Self.text(name: name, jws) }
-        if let decodedJWS { return Self.decodedText(name: name, decodedJWS) }
+        if let decodedJWS { return Self.decodedText(name: name, decodedJWS, kind: decodedKind) }
         var lines = [name]
         if attributed, let result {
             var line = result.verdict.outcome.rawValue.uppercased()
@@ -211,11 +226,11 @@ struct ReceiptReport {
                 if let revoked = value.revocationDate { summary += "  revoked \(revoked)" }
             case .renewalInfo(let value):
                 summary += "  \(value.productID ?? "?")  original \(value.originalTransactionID ?? "?")"
-                summary += "  auto-renew \(value.autoRenewStatus.map(String.init) ?? "?")"
+                summary += "  auto-renew \(value.autoRenewStatus?.description ?? "?")"
             case .appTransaction(let value):
                 summary += "  \(value.bundleID ?? "?")  version \(value.applicationVersion ?? "?")"
             case .notification(let value):
-                summary += "  \(value.notificationType ?? "?")\(value.subtype.map { "/" + $0 } ?? "")"
+                summary += "  \(value.notificationType?.description ?? "?")\(value.subtype.map { "/\($0)" } ?? "")"
                 summary += "  \(value.notificationUUID ?? "?")"
             }
             lines.append(indent + row("payload", summary))
@@ -230,20 +245,27 @@ struct ReceiptReport {
 
     /// `--decode-only` on a JWS: `{"file","kind":"jws","payload_type","algorithm","certificates","header",
     /// "payload"}`, or `{"file","kind":"jws","error":{"code","message"}}`.
-    static func decodedJSON(file: String, _ decoded: Result<CompactJWS, JWSError>) -> [UInt8] {
+    static func decodedJSON(file: String, _ decoded: Result<CompactJWS, JWSError>, kind: JWSPayload.Kind?) -> [UInt8] {
         var writer = JSONWriter(capacity: 4096)
         writer.beginObject()
         writer.field("file", file)
         writer.field("kind", "jws")
         switch decoded {
         case .success(let jws):
-            if let payload = JWSPayload(jws.payload) { writer.field("payload_type", payload.kind.rawValue) }
+            let payload = kind.map { JWSPayload(jws.payload, kind: $0) }
+            if let payload { writer.field("payload_type", payload.kind.rawValue) }
             if let algorithm = jws.algorithm { writer.field("algorithm", algorithm) }
             writer.field("certificates", Int64(jws.certificates?.count ?? 0))
             writer.key("header")
             JSONValue.object(jws.header).write(to: &writer)
             writer.key("payload")
             JSONValue.object(jws.payload).write(to: &writer)
+            if let payload {
+                writer.key("undocumented_members")
+                writer.beginArray()
+                for name in payload.undocumentedMembers { writer.string(name) }
+                writer.endArray()
+            }
         case .failure(let error):
             writer.key("error")
             writer.beginObject()
@@ -256,17 +278,21 @@ struct ReceiptReport {
     }
 
     /// `--decode-only` on a JWS, as text.
-    static func decodedText(name: String, _ decoded: Result<CompactJWS, JWSError>) -> String {
+    static func decodedText(name: String, _ decoded: Result<CompactJWS, JWSError>, kind: JWSPayload.Kind?) -> String {
         var lines = [name]
         switch decoded {
         case .success(let jws):
-            let kind = JWSPayload(jws.payload).map { "\($0.kind)" } ?? "unknown payload"
             lines.append(
                 row(
                     "jws",
-                    "\(kind)  alg \(jws.algorithm ?? "?")  \(jws.certificates?.count ?? 0) certificates (not verified)")
-            )
+                    "\(kind.map(\.rawValue) ?? "unknown kind")  alg \(jws.algorithm ?? "?")  \(jws.certificates?.count ?? 0) certificates (not verified)"
+                ))
             lines.append(row("payload", String(decoding: JSONValue.object(jws.payload).jsonBytes, as: UTF8.self)))
+            if let kind, case let undocumented = JWSPayload(jws.payload, kind: kind).undocumentedMembers,
+                !undocumented.isEmpty
+            {
+                lines.append(row("undocumented", undocumented.joined(separator: ", ")))
+            }
         case .failure(let error):
             lines.append(row("error", "\(error.code)  \(error.reason)"))
         }

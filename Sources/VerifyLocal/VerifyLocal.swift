@@ -23,7 +23,12 @@ struct VerifyLocal: AsyncParsableCommand {
         discussion: """
             Inputs are files, folders (walked recursively; files ending in .receipt, .der, .p7, .p7m,
             .p7s, .pkcs7, .bin, .b64, .base64 or .txt) or - for standard input. Each input may be raw
-            DER/BER or base64 text (white space, quotes and a data: prefix are tolerated).
+            DER/BER or base64 text (white space, quotes and a data: prefix are tolerated), a StoreKit 2
+            JWS (base64url segments joined by dots), or a JSON object holding one of them under a member
+            that names it: signedPayload (a notification body Apple POSTs: a notification),
+            signedTransactionInfo, signedRenewalInfo, signedAppTransactionInfo, signed_transaction,
+            receipt-data or receipt_data. A JWS's kind comes from that member; a JWS on its own is
+            recognized by the members its kind must have, or named with --jws-kind.
 
             Receipts are verified by default: the signature, the certificate chain to a trusted root
             (Apple Root CA is pinned; --root/--roots add others) at the validation time, Apple's marker
@@ -60,6 +65,19 @@ struct VerifyLocal: AsyncParsableCommand {
 
     @Flag(help: "Only decode; do not verify signatures or chains.")
     var decodeOnly = false
+
+    @Option(
+        help: ArgumentHelp(
+            "What a JWS given on its own is: transaction, renewal_info, app_transaction or notification (default: told from the members each kind must have; jws.unknown_kind when none or several fit). A JSON member's name wins over it.",
+            valueName: "kind"),
+        transform: { name in
+            guard let kind = JWSPayload.Kind(rawValue: name) else {
+                let kinds = JWSPayload.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ValidationError("--jws-kind takes one of \(kinds), not \(name)")
+            }
+            return kind
+        })
+    var jwsKind: JWSPayload.Kind?
 
     @Option(
         name: [.customShort("j"), .long],
@@ -101,15 +119,19 @@ struct VerifyLocal: AsyncParsableCommand {
         let verifier = decodeOnly ? nil : try verification.makeVerifier(clock: { startedAt })
         let fallback = try verifier.flatMap { try remote.makeFallbackVerifier(verifier: $0) }
         let format = format
+        let jwsKind = jwsKind
         let work: @Sendable (Int) async -> ReceiptReport.Rendered
         if let fallback {
             let makeRequest = remote.requestMaker(now: ReceiptDate.systemNow)
             work = { index in
-                await ReceiptReport(source: sources[index], fallback: fallback, request: makeRequest()).rendered(
-                    as: format)
+                await ReceiptReport(
+                    source: sources[index], fallback: fallback, request: makeRequest(), jwsKind: jwsKind
+                ).rendered(as: format)
             }
         } else {
-            work = { index in ReceiptReport(source: sources[index], verifier: verifier).rendered(as: format) }
+            work = { index in
+                ReceiptReport(source: sources[index], verifier: verifier, jwsKind: jwsKind).rendered(as: format)
+            }
         }
 
         // Reports are written in input order, in batches (each as it comes with the remote fallback, whose

@@ -35,7 +35,7 @@ enum FuzzJWS {
     }()
 
     static func run(_ bytes: [UInt8]) {
-        Sink.consume(CompactJWS.looksLikeJWS(bytes[...]))
+        Sink.consume(CompactJWS.isJWSText(bytes[...]))
         if let jws = try? CompactJWS(bytes[...]) {
             Sink.consume(jws.algorithm)
             Sink.consume(jws.keyID)

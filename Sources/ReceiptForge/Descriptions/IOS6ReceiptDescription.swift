@@ -11,6 +11,9 @@ public struct IOS6ReceiptDescription: Hashable, Sendable, Codable {
     public var pod: String?
     /// `signing-status`, e.g. `0`; `nil` leaves it out.
     public var signingStatus: String?
+    /// `true`: the outer plist on one line, `{"signature" = …;…}`, so its base64 starts with `eyJ` as a JWS's
+    /// does; absent: one tab-indented entry per line, as Apple writes it.
+    public var compact: Bool?
 
     public init(
         purchaseInfo: [IOS6PlistEntry], environment: String? = "Sandbox", pod: String? = "100",

@@ -9,11 +9,36 @@ public struct JWSFixtureExpectation: Hashable, Sendable, Codable {
     public var validWithXcodeOptIn: Bool?
     /// One sentence on what the fixture exercises.
     public var exercises: String
+    /// What recording the (valid) JWS leaves in an empty ledger; docs/jws.md says why for each notification type.
+    public var ledger: Ledger?
 
-    public init(verdict: String, reason: String? = nil, validWithXcodeOptIn: Bool? = nil, exercises: String) {
+    /// A ledger's state after recording one JWS, as the corpus tests read it back.
+    public struct Ledger: Hashable, Sendable, Codable {
+        /// The notification's id (`notificationUUID`), when the JWS is a notification.
+        public var notification: String?
+        /// The transaction ids now held, in ascending order.
+        public var transactions: [String]
+        /// The ones of them held as refunded or revoked.
+        public var refunded: [String]
+        /// The original transaction id whose renewal state is now held, when the JWS carried renewal info.
+        public var renewal: String?
+
+        public init(notification: String?, transactions: [String], refunded: [String], renewal: String?) {
+            self.notification = notification
+            self.transactions = transactions
+            self.refunded = refunded
+            self.renewal = renewal
+        }
+    }
+
+    public init(
+        verdict: String, reason: String? = nil, validWithXcodeOptIn: Bool? = nil, exercises: String,
+        ledger: Ledger? = nil
+    ) {
         self.verdict = verdict
         self.reason = reason
         self.validWithXcodeOptIn = validWithXcodeOptIn
         self.exercises = exercises
+        self.ledger = ledger
     }
 }

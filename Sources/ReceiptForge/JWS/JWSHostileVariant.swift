@@ -17,6 +17,8 @@ public enum JWSHostileVariant: String, Hashable, Sendable, Codable, CaseIterable
     case swappedLeaf = "swapped-leaf"
     /// `x5c` as intermediate, leaf, root: certificate 0 is no longer the signer.
     case reorderedCertificates = "reordered-x5c"
+    /// `x5c` as leaf, root, intermediate: the signer stays first, and every certificate of the path is there.
+    case rootBeforeIntermediate = "x5c-root-before-intermediate"
     /// Signed by a leaf under the trusted intermediate that lacks the leaf marker 1.2.840.113635.100.6.11.1.
     case leafWithoutMarker = "leaf-without-marker"
     /// Signed by a marked leaf under a CA that lacks the intermediate marker 1.2.840.113635.100.6.2.1.

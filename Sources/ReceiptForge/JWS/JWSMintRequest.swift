@@ -1,18 +1,29 @@
 public import Foundation
+public import ReceiptModel
 
 /// A committed recipe for one JWS fixture (`fixtures/jws/descriptions/NAME.json`): exactly one payload
-/// (`transaction`, `renewalInfo` or `notification`), an optional hostile `variant`, whether to write the HTTP body
-/// of a notification too, and the verdict it is meant to get.
+/// (`transaction`, `renewalInfo` or `notification` member by member, or `payload`, any JSON object, with its
+/// `payloadKind`), an optional hostile `variant`, whether to write the HTTP body of a notification too, and the
+/// verdict it is meant to get.
 public struct JWSMintRequest: Hashable, Sendable, Codable {
     public var transaction: JWSTransactionDescription?
     public var renewalInfo: JWSRenewalInfoDescription?
     public var notification: NotificationV2Description?
+    /// The kind of ``jsonPayload``: `transaction`, `renewal_info`, `app_transaction` or `notification`.
+    public var payloadKind: String?
+    /// The description's `payload`: JSON, members in the order written (read with the package's own JSON reader,
+    /// which keeps order); nested JWS given as objects are minted.
+    public var jsonPayload: JSONObject?
     /// The hostile change; absent for a valid JWS.
     public var variant: JWSHostileVariant?
     /// `true`: also write `NAME.body.json`, the `{"signedPayload": …}` body Apple POSTs (notifications).
     public var httpBody: Bool?
     /// The intended verdict.
     public var expected: JWSFixtureExpectation
+
+    enum CodingKeys: String, CodingKey {
+        case transaction, renewalInfo, notification, payloadKind, variant, httpBody, expected
+    }
 
     /// Reads a request from JSON.
     public init(json: Data) throws(ForgeError) {
@@ -21,17 +32,29 @@ public struct JWSMintRequest: Hashable, Sendable, Codable {
         } catch {
             throw ForgeError(.invalidRequest, "not a JWS mint request: \(error)")
         }
+        var reader = JSONReader([UInt8](json), maximumDepth: 32)
+        do {
+            jsonPayload = try reader.topLevelMembers().first { $0.key == "payload" }?.value.objectValue
+        } catch {
+            throw ForgeError(.invalidRequest, "not a JWS mint request: \(error.reason)")
+        }
     }
 
     /// The one payload the request describes.
     /// - Throws: ``ForgeError/Code/invalidRequest`` unless exactly one of the three is present.
     public func payload() throws(ForgeError) -> JWSPayloadDescription {
-        switch (transaction, renewalInfo, notification) {
-        case (let transaction?, nil, nil): return .transaction(transaction)
-        case (nil, let renewalInfo?, nil): return .renewalInfo(renewalInfo)
-        case (nil, nil, let notification?): return .notification(notification)
+        switch (transaction, renewalInfo, notification, jsonPayload) {
+        case (let transaction?, nil, nil, nil): return .transaction(transaction)
+        case (nil, let renewalInfo?, nil, nil): return .renewalInfo(renewalInfo)
+        case (nil, nil, let notification?, nil): return .notification(notification)
+        case (nil, nil, nil, let payload?):
+            guard let kind = payloadKind.flatMap(JWSPayload.Kind.init(rawValue:)) else {
+                throw ForgeError(.invalidRequest, "payload needs a payloadKind (transaction, renewal_info, …)")
+            }
+            return .json(payload, kind: kind)
         default:
-            throw ForgeError(.invalidRequest, "a JWS request has exactly one of transaction, renewalInfo, notification")
+            throw ForgeError(
+                .invalidRequest, "a JWS request has exactly one of transaction, renewalInfo, notification, payload")
         }
     }
 
@@ -49,7 +72,7 @@ public struct JWSMintRequest: Hashable, Sendable, Codable {
             validWithXcodeOptIn: expected.validWithXcodeOptIn, variant: variant?.rawValue,
             root: "certs/test-jws-root.pem",
             validationTime: payload.signedDate.map { RFC3339.format(secondsSince1970: $0 / 1000) },
-            signedDate: payload.signedDate, exercises: expected.exercises)
+            signedDate: payload.signedDate, exercises: expected.exercises, ledger: expected.ledger)
         return try FixtureExpectation.documentJSON(document)
     }
 }
@@ -69,9 +92,10 @@ struct ExpectedJWSFixture: Codable {
     /// The payload's `signedDate`, milliseconds since 1970.
     var signedDate: Int64?
     var exercises: String
+    var ledger: JWSFixtureExpectation.Ledger?
 
     enum CodingKeys: String, CodingKey {
-        case fixture, verdict, reason, variant, root, exercises
+        case fixture, verdict, reason, variant, root, exercises, ledger
         case payloadType = "payload_type"
         case validWithXcodeOptIn = "valid_with_xcode_opt_in"
         case validationTime = "validation_time"

@@ -40,6 +40,33 @@ public struct JWSMinter: Sendable {
                 try mint(payloadJSON: description.payloadJSON(), variant: nil)
             }
             return notification.payloadJSON(signedTransactionInfo: transaction, signedRenewalInfo: renewalInfo)
+        case .json(let payload, _):
+            return try JSONValue.object(mintingNested(payload)).jsonBytes
+        }
+    }
+
+    /// `object` with every nested JWS described as an object (under a member naming a JWS's kind) minted, valid, in
+    /// place; other members as they are, objects and arrays searched the same way.
+    func mintingNested(_ object: JSONObject) throws(ForgeError) -> JSONObject {
+        var members: [JSONObject.Member] = []
+        for member in object.members {
+            members.append(JSONObject.Member(key: member.key, value: try mintingNested(member.value, in: member.key)))
+        }
+        return JSONObject(members: members)
+    }
+
+    private func mintingNested(_ value: JSONValue, in member: String) throws(ForgeError) -> JSONValue {
+        switch value {
+        case .object(let object):
+            let inner = try mintingNested(object)
+            guard JWSPayload.Kind(member: member) != nil else { return .object(inner) }
+            return .string(try mint(payloadJSON: JSONValue.object(inner).jsonBytes, variant: nil))
+        case .array(let elements):
+            var minted: [JSONValue] = []
+            for element in elements { minted.append(try mintingNested(element, in: member)) }
+            return .array(minted)
+        default:
+            return value
         }
     }
 

@@ -1,15 +1,24 @@
-/// One payload the JWS forge signs: a transaction, a renewal info or a V2 notification.
+public import ReceiptModel
+
+/// One payload the JWS forge signs: a transaction, a renewal info or a V2 notification described member by member,
+/// or any payload given as its JSON (``json(_:kind:)``), whatever members it has.
 public enum JWSPayloadDescription: Hashable, Sendable {
     case transaction(JWSTransactionDescription)
     case renewalInfo(JWSRenewalInfoDescription)
     case notification(NotificationV2Description)
+    /// The payload as JSON, members in order: an object held by a member that names a nested JWS
+    /// (`signedTransactionInfo`, `signedRenewalInfo`, `signedAppTransactionInfo`; `signedTransactions` elements) is
+    /// minted as one, valid, wherever it stands.
+    case json(JSONObject, kind: JWSPayload.Kind)
 
-    /// The kind as fixtures' `payload_type` names it: `transaction`, `renewal_info` or `notification`.
+    /// The kind as fixtures' `payload_type` names it: `transaction`, `renewal_info`, `app_transaction` or
+    /// `notification`.
     public var kind: String {
         switch self {
         case .transaction: "transaction"
         case .renewalInfo: "renewal_info"
         case .notification: "notification"
+        case .json(_, let kind): kind.rawValue
         }
     }
 
@@ -19,6 +28,8 @@ public enum JWSPayloadDescription: Hashable, Sendable {
         case .transaction(let transaction): transaction.signedDate
         case .renewalInfo(let renewalInfo): renewalInfo.signedDate
         case .notification(let notification): notification.signedDate
+        case .json(let payload, let kind):
+            JWSPayload(payload, kind: kind).signedDate.map(\.millisecondsSince1970)
         }
     }
 }

@@ -44,6 +44,8 @@ struct JWSSigningPlan: Hashable, Sendable {
             certificates = ["test-jws-leaf-other-key", chain[1], chain[2]]
         case .reorderedCertificates:
             certificates = [chain[1], chain[0], chain[2]]
+        case .rootBeforeIntermediate:
+            certificates = [chain[0], chain[2], chain[1]]
         case .leafWithoutMarker:
             certificates = ["test-jws-leaf-no-marker", chain[1], chain[2]]
             key = .named("test-jws-leaf-no-marker")

@@ -51,14 +51,16 @@ public enum IOS6ReceiptMinter {
         if let environment = description.environment { outer.append(IOS6PlistEntry("environment", environment)) }
         if let pod = description.pod { outer.append(IOS6PlistEntry("pod", pod)) }
         if let status = description.signingStatus { outer.append(IOS6PlistEntry("signing-status", status)) }
-        return plistText(outer, trailingNewline: true)
+        return plistText(outer, trailingNewline: true, compact: description.compact == true)
     }
 
-    /// An old-style plist dictionary: `{`, one tab-indented `"key" = "value";` per entry, `}`.
-    static func plistText(_ entries: [IOS6PlistEntry], trailingNewline: Bool) -> [UInt8] {
-        var text = "{\n"
+    /// An old-style plist dictionary: `{`, one tab-indented `"key" = "value";` per entry, `}`; `compact`: all on
+    /// one line, `{"key" = "value";…}`.
+    static func plistText(_ entries: [IOS6PlistEntry], trailingNewline: Bool, compact: Bool = false) -> [UInt8] {
+        var text = compact ? "{" : "{\n"
         for entry in entries {
-            text += "\t\"\(escaped(entry.key))\" = \"\(escaped(entry.value))\";\n"
+            let line = "\"\(escaped(entry.key))\" = \"\(escaped(entry.value))\";"
+            text += compact ? line : "\t" + line + "\n"
         }
         text += trailingNewline ? "}\n" : "}"
         return Array(text.utf8)

@@ -115,8 +115,8 @@ extension LedgerEntry {
         else { return nil }
         let text = { (value: String?) in value.flatMap { TransactionRecorder.storable($0) ? $0 : nil } }
         return LedgerNotification(
-            id: id, version: "2", notificationType: text(payload.notificationType) ?? "",
-            subtype: text(payload.subtype),
+            id: id, version: "2", notificationType: text(payload.notificationType?.rawValue) ?? "",
+            subtype: text(payload.subtype?.rawValue),
             signedDate: payload.signedDate, received: received,
             originalTransactionID: transaction?.originalTransactionID ?? renewal?.originalTransactionID)
     }
@@ -171,7 +171,8 @@ struct TransactionRecorder {
     func transaction(_ jws: JWSTransaction, source: LedgerSource) -> LedgerTransaction? {
         var transaction = make(
             id: jws.transactionID, original: jws.originalTransactionID, product: jws.productID,
-            reported: ProductKind(jwsType: jws.type), bundleID: jws.bundleID ?? "", environment: jws.environment ?? "",
+            reported: ProductKind(jwsType: jws.type?.rawValue), bundleID: jws.bundleID ?? "",
+            environment: jws.environment?.rawValue ?? "",
             purchase: jws.purchaseDate, expires: jws.isUpgraded == true ? nil : jws.expiresDate,
             cancellation: jws.revocationDate,
             webOrder: jws.webOrderLineItemID, source: source)
@@ -191,11 +192,12 @@ struct TransactionRecorder {
         let text = { (value: String?) in value.flatMap { Self.storable($0) ? $0 : nil } }
         return LedgerRenewal(
             originalTransactionID: original, productID: text(jws.productID),
-            autoRenewProductID: text(jws.autoRenewProductID), autoRenewStatus: jws.autoRenewStatus,
+            autoRenewProductID: text(jws.autoRenewProductID), autoRenewStatus: jws.autoRenewStatus?.rawValue,
             isInBillingRetryPeriod: jws.isInBillingRetryPeriod, gracePeriodExpiresDate: jws.gracePeriodExpiresDate,
-            expirationIntent: jws.expirationIntent, renewalDate: jws.renewalDate, offerType: jws.offerType,
+            expirationIntent: jws.expirationIntent?.rawValue, renewalDate: jws.renewalDate,
+            offerType: jws.offerType?.rawValue,
             offerIdentifier: text(jws.offerIdentifier).flatMap { $0.utf8.count <= 256 ? $0 : nil },
-            environment: text(jws.environment) ?? "", signedDate: signed, updated: time)
+            environment: text(jws.environment?.rawValue) ?? "", signedDate: signed, updated: time)
     }
 
     private func make(

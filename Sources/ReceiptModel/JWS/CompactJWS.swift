@@ -60,11 +60,19 @@ public struct CompactJWS: Sendable {
         try self.init(Array(text.utf8)[...])
     }
 
-    /// `true` when `text` looks like a compact JWS rather than a receipt: after trimming, it starts with the
-    /// base64url of `{"` (`eyJ`), which base64 of a receipt (DER, `MII…`) or plist text never does. Whether it
-    /// then decodes is the JWS decoder's to say (a JWS missing a segment is still a malformed JWS).
-    public static func looksLikeJWS(_ text: ArraySlice<UInt8>) -> Bool {
-        trimmed(text).starts(with: Array("eyJ".utf8))
+    /// `true` when `text` is meant as a compact JWS rather than a receipt: once white space and quotes around it
+    /// are trimmed, it is made of base64 symbols (either alphabet, padding included) and dots, and has at least one
+    /// dot. A receipt in any form this package reads (DER, base64 with or without line breaks, a `data:` URL, plist
+    /// text) never has a dot among only those symbols, so the decision is exact: whether the text is then a valid
+    /// JWS (exactly three base64url segments) is the decoder's to say, and a JWS missing a segment is a malformed
+    /// JWS, never a receipt.
+    public static func isJWSText(_ text: ArraySlice<UInt8>) -> Bool {
+        let trimmed = trimmed(text)
+        return trimmed.contains(UInt8(ascii: "."))
+            && trimmed.allSatisfy {
+                isBase64URLSymbol($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "/")
+                    || $0 == UInt8(ascii: "=")
+            }
     }
 
     private static func trimmed(_ text: ArraySlice<UInt8>) -> ArraySlice<UInt8> {

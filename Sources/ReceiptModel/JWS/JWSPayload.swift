@@ -1,11 +1,13 @@
-/// What a JWS signs, by the members its payload has: Apple's four payloads share no type field.
+/// What a JWS signs, by kind. Apple's payloads share no type field, so the kind is known from where the JWS was
+/// found (``Kind/init(member:)``: `signedTransactionInfo` holds a transaction, `signedPayload` a notification, …);
+/// only a JWS on its own, with nothing saying what it is, needs ``Kind/guess(_:)``.
 public enum JWSPayload: Sendable, Hashable {
     case transaction(JWSTransaction)
     case renewalInfo(JWSRenewalInfo)
     case appTransaction(JWSAppTransaction)
     case notification(NotificationV2)
 
-    /// The kinds, as the CLI and JSON name them.
+    /// The kinds, as the CLI (`--jws-kind`) and JSON name them.
     public enum Kind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
         case transaction
         case renewalInfo = "renewal_info"
@@ -13,23 +15,60 @@ public enum JWSPayload: Sendable, Hashable {
         case notification
 
         public var description: String { rawValue }
+
+        /// The kind of the JWS a JSON member holds, by the member's name: Apple's `signedTransactionInfo`,
+        /// `signedTransactions` (each element), `signedRenewalInfo`, `signedAppTransactionInfo`, `signedPayload`, and
+        /// this package's own `signed_transaction`. `nil` for any other name.
+        public init?(member: String) {
+            switch member {
+            case "signedTransactionInfo", "signedTransactions", "signed_transaction": self = .transaction
+            case "signedRenewalInfo": self = .renewalInfo
+            case "signedAppTransactionInfo": self = .appTransaction
+            case "signedPayload": self = .notification
+            default: return nil
+            }
+        }
+
+        /// The members every payload of this kind has, and that no payload of another kind has all of. A payload
+        /// of a kind lacks none of them whatever Apple adds: they identify what it is about.
+        public var requiredMembers: [String] {
+            switch self {
+            case .transaction: ["transactionId", "originalTransactionId", "bundleId", "productId", "purchaseDate"]
+            case .renewalInfo: ["originalTransactionId", "autoRenewProductId", "autoRenewStatus"]
+            case .appTransaction: ["bundleId", "receiptType", "originalApplicationVersion"]
+            case .notification: ["notificationType", "notificationUUID"]
+            }
+        }
+
+        /// The required members `payload` lacks; empty when it can be of this kind.
+        public func missingMembers(in payload: JSONObject) -> [String] {
+            requiredMembers.filter { payload[$0] == nil }
+        }
+
+        /// The kind of a JWS found on its own, from its members: the one kind whose required members it all has.
+        /// Optional members (which Apple adds to several kinds at once, as `appTransactionId`) never decide.
+        /// `nil` when no kind or more than one fits: the caller must say what it is.
+        public static func guess(_ payload: JSONObject) -> Kind? {
+            let fitting = allCases.filter { $0.missingMembers(in: payload).isEmpty }
+            return fitting.count == 1 ? fitting.first : nil
+        }
     }
 
-    /// Classifies `payload`: a notification has `notificationType`; a transaction `transactionId`; an app
-    /// transaction `receiptType` (or `appTransactionId` without `transactionId`); renewal info
-    /// `originalTransactionId` without `transactionId`. `nil` for anything else.
-    public init?(_ payload: JSONObject) {
-        if payload["notificationType"] != nil {
-            self = .notification(NotificationV2(fields: payload))
-        } else if payload["transactionId"] != nil {
-            self = .transaction(JWSTransaction(fields: payload))
-        } else if payload["receiptType"] != nil || payload["appTransactionId"] != nil {
-            self = .appTransaction(JWSAppTransaction(fields: payload))
-        } else if payload["originalTransactionId"] != nil {
-            self = .renewalInfo(JWSRenewalInfo(fields: payload))
-        } else {
-            return nil
+    /// Reads `payload` as a payload of `kind`, whatever members it has (``Kind/missingMembers(in:)`` says whether
+    /// it can be one).
+    public init(_ payload: JSONObject, kind: Kind) {
+        switch kind {
+        case .transaction: self = .transaction(JWSTransaction(fields: payload))
+        case .renewalInfo: self = .renewalInfo(JWSRenewalInfo(fields: payload))
+        case .appTransaction: self = .appTransaction(JWSAppTransaction(fields: payload))
+        case .notification: self = .notification(NotificationV2(fields: payload))
         }
+    }
+
+    /// Reads a JWS found on its own by ``Kind/guess(_:)``; `nil` when no single kind fits.
+    public init?(guessing payload: JSONObject) {
+        guard let kind = Kind.guess(payload) else { return nil }
+        self.init(payload, kind: kind)
     }
 
     public var kind: Kind {
@@ -51,7 +90,17 @@ public enum JWSPayload: Sendable, Hashable {
         }
     }
 
-    /// When Apple signed it: `signedDate` (an app transaction without one: `receiptCreationDate`).
+    /// The members Apple does not document for this kind (kept as signed).
+    public var undocumentedMembers: [String] {
+        switch self {
+        case .transaction(let value): value.undocumentedMembers
+        case .renewalInfo(let value): value.undocumentedMembers
+        case .appTransaction(let value): value.undocumentedMembers
+        case .notification(let value): value.undocumentedMembers
+        }
+    }
+
+    /// When Apple signed it: `signedDate` (an app transaction: `receiptCreationDate`, unless it has a `signedDate`).
     public var signedDate: ReceiptDate? {
         switch self {
         case .appTransaction(let value): value.signedDate ?? value.receiptCreationDate
@@ -59,8 +108,8 @@ public enum JWSPayload: Sendable, Hashable {
         }
     }
 
-    /// The environment it names (`Production`, `Sandbox`, `Xcode`, `LocalTesting`).
-    public var environment: String? {
+    /// The environment it names (`Production`, `Sandbox`, `Xcode`, `LocalTesting`), as signed.
+    public var environment: AppleEnumeration<JWSEnvironment>? {
         switch self {
         case .transaction(let value): value.environment
         case .renewalInfo(let value): value.environment

@@ -32,6 +32,11 @@ public enum NotificationBody: Sendable {
         } catch {
             throw ServerError(.invalidJSON, "the notification is not a JSON object: \(error.reason)")
         }
+        // Exactly one version: a body with both signedPayload and notification_type is neither.
+        if object["signedPayload"] != nil, object["notification_type"] != nil {
+            throw ServerError(
+                .invalidJSON, "the body has both signedPayload (version 2) and notification_type (version 1)")
+        }
         if let signed = object["signedPayload"] {
             guard let text = signed.stringValue else {
                 throw ServerError(.invalidJSON, "signedPayload is not a string")

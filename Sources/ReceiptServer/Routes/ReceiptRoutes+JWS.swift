@@ -18,10 +18,8 @@ extension ReceiptRoutes {
         let now = configuration.clock()
         let time = try options.validationTime(policy: configuration.validationTime)
         let policy = try options.policy(narrowing: decider.policy)
-        var verdict = try verifyJWS(text, validationTime: time, policy: policy, now: now)
-        if verdict.isValid, verdict.payload?.kind != .transaction {
-            verdict = Self.refusing(verdict, "jws: signed_transaction holds no transaction")
-        }
+        // signed_transaction holds a transaction: the member says so, whatever else the payload carries.
+        let verdict = try verifyJWS(text, kind: .transaction, validationTime: time, policy: policy, now: now)
         var outcome: LedgerOutcome?
         var answered = verdict
         if let ledger {
@@ -56,14 +54,16 @@ extension ReceiptRoutes {
     }
 
     /// Verifies a JWS in one of the in-flight slots; refuses at once when none is free.
-    func verifyJWS(_ text: [UInt8], validationTime: ValidationTime?, policy: ReceiptPolicy?, now: ReceiptDate)
-        throws(ServerError) -> JWSVerdict
-    {
+    func verifyJWS(
+        _ text: [UInt8], kind: JWSPayload.Kind, validationTime: ValidationTime?, policy: ReceiptPolicy?,
+        now: ReceiptDate
+    ) throws(ServerError) -> JWSVerdict {
         guard limiter.tryAcquire() else {
             throw ServerError(.overloaded, "more than \(limiter.limit) requests in flight")
         }
         defer { limiter.release() }
-        return decider.jwsVerifier.verifyJWS(text[...], validationTime: validationTime, policy: policy, now: now)
+        return decider.jwsVerifier.verifyJWS(
+            text[...], kind: kind, validationTime: validationTime, policy: policy, now: now)
     }
 
     /// Records `entry`; a failed write withholds the answer (503), so nothing is reported that is not recorded.

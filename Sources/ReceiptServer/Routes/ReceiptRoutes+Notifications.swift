@@ -38,13 +38,8 @@ extension ReceiptRoutes {
     private func notificationV2(_ text: [UInt8], ledger: Ledger, now: ReceiptDate, context: some RequestContext)
         async throws(ServerError) -> Response
     {
-        var verdict = try verifyJWS(text, validationTime: nil, policy: nil, now: now)
-        if verdict.isValid {
-            if case .notification = verdict.payload {
-            } else {
-                verdict = Self.refusing(verdict, "jws: the signed payload is not a notification")
-            }
-        }
+        // signedPayload holds a notification: its kind comes from the member, never from its contents.
+        var verdict = try verifyJWS(text, kind: .notification, validationTime: nil, policy: nil, now: now)
         // As Apple's libraries require: a Production notification is taken only for the configured app Apple ids.
         if verdict.isValid, verdict.environment == .production, decider.policy.acceptedAppAppleIDs == nil {
             verdict = Self.refusing(

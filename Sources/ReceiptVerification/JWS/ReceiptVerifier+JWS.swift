@@ -5,17 +5,22 @@ extension ReceiptVerifier {
     /// Verifies a StoreKit 2 JWS (transaction, renewal info, app transaction) or an App Store Server Notification
     /// V2 `signedPayload` locally, offline, in the order Apple's libraries do and then some:
     ///
-    /// 1. the compact serialization decodes (`CompactJWS` in ReceiptModel, bounded) and the payload is of a known kind;
+    /// 1. the compact serialization decodes (`CompactJWS` in ReceiptModel, bounded);
     /// 2. `alg` is ES256: anything else (`none`, HS256, RS256) is `invalid`;
-    /// 3. `x5c` holds three certificates, each an EC key on P-256 or P-384 (screened before OpenSSL parses them);
-    /// 4. the path leaf → intermediate → a trusted root (Apple Root CA - G3 pinned by fingerprint, or an extra
+    /// 3. the payload is of `kind` (it has the members every payload of that kind has), or, when no kind is given,
+    ///    of the one kind `JWSPayload.Kind.guess` finds (`jws.unknown_kind` otherwise);
+    /// 4. `x5c` holds three certificates, each an EC key on P-256 or P-384 (screened before OpenSSL parses them),
+    ///    in Apple's order: leaf, intermediate, root (`jws.x5c_order` otherwise);
+    /// 5. the path leaf → intermediate → a trusted root (Apple Root CA - G3 pinned by fingerprint, or an extra
     ///    root) validates at the validation instant: the payload's `signedDate` by default (``ValidationTime/receiptCreation``),
     ///    or now, or a fixed instant; from the verified-chain cache when this chain validated before;
-    /// 5. Apple's markers: leaf 1.2.840.113635.100.6.11.1, intermediate 1.2.840.113635.100.6.2.1;
-    /// 6. the ES256 signature over the signing input, with the leaf's P-256 key;
-    /// 7. the policy: bundle id, environment, app Apple id, maximum age against `now`;
-    /// 8. for a notification, its nested `signedTransactionInfo` and `signedRenewalInfo`, each the same way and
-    ///    about the same app and environment.
+    /// 6. Apple's markers: leaf 1.2.840.113635.100.6.11.1, intermediate 1.2.840.113635.100.6.2.1;
+    /// 7. the ES256 signature over the signing input, with the leaf's P-256 key;
+    /// 8. the policy: bundle id, environment, app Apple id (Production only, as Apple's verifiers), maximum age
+    ///    against `now`;
+    /// 9. for a notification, each nested JWS typed by the member holding it (`data.signedTransactionInfo`,
+    ///    `data.signedRenewalInfo`, `appData.signedAppTransactionInfo`), verified the same way and about the same
+    ///    app, environment and subscription.
     ///
     /// An Xcode-signed JWS (one self-signed certificate, environment `Xcode`) is trusted only with the Xcode opt-in
     /// (``TrustAnchors/allowsXcodeStoreKitTesting``), and then only as a signature by its own certificate.
@@ -23,13 +28,14 @@ extension ReceiptVerifier {
     /// Never throws: undecodable input is `invalid` with ``Reason/Code/jwsMalformed``.
     /// - Parameters:
     ///   - text: the JWS (white space or quotes around it are ignored).
+    ///   - kind: what the JWS is, when where it came from says it; `nil` for a JWS found on its own.
     ///   - validationTime: overrides ``Configuration/validationTime`` for this call.
     ///   - policy: overrides ``Configuration/policy`` for this call.
     ///   - now: the instant "now" stands for (validation time `now`, maximum age); `nil` reads the configured clock,
     ///     and only when one of those needs it.
     public func verifyJWS(
-        _ text: ArraySlice<UInt8>, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil,
-        now: ReceiptDate? = nil
+        _ text: ArraySlice<UInt8>, kind: JWSPayload.Kind? = nil, validationTime: ValidationTime? = nil,
+        policy: ReceiptPolicy? = nil, now: ReceiptDate? = nil
     ) -> JWSVerdict {
         let timePolicy = validationTime ?? configuration.validationTime
         let policy = policy ?? configuration.policy
@@ -41,33 +47,43 @@ extension ReceiptVerifier {
                 outcome: .invalid, reasons: [Reason(.jwsMalformed, "jws: \(error.reason) (\(error.code))")], jws: nil,
                 payload: nil, environment: nil, validationTime: timePolicy, validationInstant: nil, chain: [])
         }
-        return verify(jws, validationTime: timePolicy, policy: policy, now: now, depth: 0)
+        let request = JWSRequest(kind: kind, member: nil, validationTime: timePolicy, policy: policy, now: now)
+        return verify(jws, request, depth: 0)
     }
 
-    /// Verifies a JWS held in a string; see ``verifyJWS(_:validationTime:policy:now:)-(ArraySlice<UInt8>,_,_,_)``.
+    /// Verifies a JWS held in a string; see ``verifyJWS(_:kind:validationTime:policy:now:)-(ArraySlice<UInt8>,_,_,_,_)``.
     public func verifyJWS(
-        _ text: String, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil, now: ReceiptDate? = nil
+        _ text: String, kind: JWSPayload.Kind? = nil, validationTime: ValidationTime? = nil,
+        policy: ReceiptPolicy? = nil, now: ReceiptDate? = nil
     ) -> JWSVerdict {
-        verifyJWS(Array(text.utf8)[...], validationTime: validationTime, policy: policy, now: now)
+        verifyJWS(Array(text.utf8)[...], kind: kind, validationTime: validationTime, policy: policy, now: now)
     }
 
     /// The environment a JWS payload names.
-    static func jwsEnvironment(_ name: String?) -> ReceiptEnvironment? {
-        switch name {
-        case "Production": .production
-        case "Sandbox": .sandbox
-        case "Xcode", "LocalTesting": .xcode
-        default: nil
+    static func jwsEnvironment(_ name: AppleEnumeration<JWSEnvironment>?) -> ReceiptEnvironment? {
+        switch name?.value {
+        case .production: .production
+        case .sandbox: .sandbox
+        case .xcode, .localTesting: .xcode
+        case nil: nil
         }
     }
 
-    private func verify(
-        _ jws: CompactJWS, validationTime timePolicy: ValidationTime, policy: ReceiptPolicy, now: ReceiptDate?,
-        depth: Int
-    ) -> JWSVerdict {
-        let payload = JWSPayload(jws.payload)
+    /// What one verification of a JWS asks: its kind (and the member it was found in), the time and the policy.
+    struct JWSRequest {
+        var kind: JWSPayload.Kind?
+        var member: String?
+        var validationTime: ValidationTime
+        var policy: ReceiptPolicy
+        var now: ReceiptDate?
+    }
+
+    private func verify(_ jws: CompactJWS, _ request: JWSRequest, depth: Int) -> JWSVerdict {
+        let timePolicy = request.validationTime
+        let kindReason = Self.kindReason(jws.payload, request)
+        let payload = kindReason == nil ? (request.kind ?? JWSPayload.Kind.guess(jws.payload)).map { JWSPayload(jws.payload, kind: $0) } : nil
         let environment = Self.jwsEnvironment(payload?.environment)
-        let instant = timePolicy.instant(creationDate: payload?.signedDate) { now ?? configuration.clock() }
+        let instant = timePolicy.instant(creationDate: payload?.signedDate) { request.now ?? configuration.clock() }
         var chain: [String] = []
         var nested: [JWSVerdict] = []
 
@@ -95,13 +111,8 @@ extension ReceiptVerifier {
                 Reason(.jwsMalformed, "jws: the header names critical extensions (crit), which Apple's JWS never carry")
             ])
         }
-        guard let payload else {
-            return finish([
-                Reason(
-                    .jwsMalformed,
-                    "jws: the payload is not a transaction, renewal info, app transaction or notification")
-            ])
-        }
+        if let kindReason { return finish([kindReason]) }
+        guard let payload else { return finish([Reason(.jwsUnknownKind, "jws: the payload is of no kind")]) }
         var reasons: [Reason] = []
         if instant == nil {
             reasons.append(
@@ -125,29 +136,28 @@ extension ReceiptVerifier {
             }
         }
         if !reasons.contains(where: Self.proves) {
-            reasons += Self.evaluate(policy, payload, environment: environment) { now ?? configuration.clock() }
+            reasons += Self.evaluate(request.policy, payload, environment: environment) {
+                request.now ?? configuration.clock()
+            }
         }
         if case .notification(let notification) = payload, depth == 0, !reasons.contains(where: Self.proves) {
-            for (name, text) in [
-                ("signedTransactionInfo", notification.signedTransactionInfo),
-                ("signedRenewalInfo", notification.signedRenewalInfo),
-            ] {
-                guard let text else { continue }
-                let inner: JWSVerdict
+            for found in notification.nestedJWS {
+                var inner = request
+                inner.kind = found.kind
+                inner.member = found.member
+                let verdict: JWSVerdict
                 do throws(JWSError) {
-                    inner = verify(
-                        try CompactJWS(text), validationTime: timePolicy, policy: policy, now: now, depth: depth + 1)
+                    verdict = verify(try CompactJWS(found.text), inner, depth: depth + 1)
                 } catch {
-                    reasons.append(Reason(.jwsMalformed, "jws: \(name): \(error.reason) (\(error.code))"))
+                    reasons.append(Reason(.jwsMalformed, "jws: \(found.member): \(error.reason) (\(error.code))"))
                     continue
                 }
-                nested.append(inner)
-                if let reason = inner.reason {
-                    reasons.append(Reason(reason.code, "\(name): \(reason.message)"))
-                } else if let mismatch = Self.nestedMismatch(notification, inner.payload, name: name) {
-                    reasons.append(mismatch)
+                nested.append(verdict)
+                if let reason = verdict.reason {
+                    reasons.append(Reason(reason.code, "\(found.member): \(reason.message)"))
                 }
             }
+            if let mismatch = Self.nestedMismatch(notification, nested) { reasons.append(mismatch) }
         }
         if reasons.isEmpty, let verified = evaluation.verified {
             cache.insert(verified.key, verified.chain)
@@ -155,18 +165,62 @@ extension ReceiptVerifier {
         return finish(reasons)
     }
 
-    /// A nested JWS about another app or environment than its notification.
-    private static func nestedMismatch(_ notification: NotificationV2, _ payload: JWSPayload?, name: String) -> Reason?
-    {
-        if let inner = payload?.bundleID, inner != notification.bundleID {
-            return Reason(
-                .jwsNestedMismatch,
-                "jws: \(name) names bundle id \(inner), the notification \(notification.bundleID ?? "(none)")")
+    /// Why the payload is not of the kind asked for (a member it must have is missing), or, asked for none, why no
+    /// single kind fits it.
+    private static func kindReason(_ payload: JSONObject, _ request: JWSRequest) -> Reason? {
+        if let kind = request.kind {
+            let missing = kind.missingMembers(in: payload)
+            guard missing.isEmpty else {
+                let place = request.member.map { "\($0) holds" } ?? "the JWS is"
+                return Reason(
+                    .jwsKindMismatch,
+                    "jws: \(place) no \(kind): it lacks \(missing.joined(separator: ", ")), which every \(kind) has")
+            }
+            return nil
         }
-        if payload?.environment != notification.environment {
+        guard JWSPayload.Kind.guess(payload) == nil else { return nil }
+        let fitting = JWSPayload.Kind.allCases.filter { $0.missingMembers(in: payload).isEmpty }
+        let why =
+            fitting.isEmpty
+            ? "it has the members of no kind (a transaction, a renewal info, an app transaction or a notification)"
+            : "it has the members of several kinds (\(fitting.map(\.rawValue).joined(separator: ", ")))"
+        return Reason(.jwsUnknownKind, "jws: what the payload is cannot be told: \(why); say which kind it is")
+    }
+
+    /// A nested JWS about another app, environment or subscription than its notification (or its sibling).
+    private static func nestedMismatch(_ notification: NotificationV2, _ nested: [JWSVerdict]) -> Reason? {
+        for verdict in nested {
+            guard let payload = verdict.payload else { continue }
+            let name = "\(payload.kind)"
+            if payload.kind != .renewalInfo, payload.bundleID != notification.bundleID {
+                return Reason(
+                    .jwsNestedMismatch,
+                    "jws: the nested \(name) names bundle id \(payload.bundleID ?? "(none)"), the notification \(notification.bundleID ?? "(none)")"
+                )
+            }
+            if payload.environment != notification.environment {
+                return Reason(
+                    .jwsNestedMismatch,
+                    "jws: the nested \(name) names environment \(payload.environment?.rawValue ?? "(none)"), the notification \(notification.environment?.rawValue ?? "(none)")"
+                )
+            }
+            if let appAppleID = payload.appAppleID, let named = notification.appAppleID, appAppleID != named {
+                return Reason(
+                    .jwsNestedMismatch,
+                    "jws: the nested \(name) names app Apple id \(appAppleID), the notification \(named)")
+            }
+        }
+        let originals = nested.compactMap { verdict -> String? in
+            switch verdict.payload {
+            case .transaction(let value)?: value.originalTransactionID
+            case .renewalInfo(let value)?: value.originalTransactionID
+            default: nil
+            }
+        }
+        if Set(originals).count > 1 {
             return Reason(
                 .jwsNestedMismatch,
-                "jws: \(name) names environment \(payload?.environment ?? "(none)"), the notification \(notification.environment ?? "(none)")"
+                "jws: the nested transaction and renewal info are about different subscriptions (original transaction ids \(originals.joined(separator: " and ")))"
             )
         }
         return nil
@@ -190,8 +244,9 @@ extension ReceiptVerifier {
         } else if policy.acceptedEnvironments.count != ReceiptEnvironment.allCases.count {
             reasons.append(Reason(.policyEnvironmentRejected, "policy: the payload names no known environment"))
         }
-        if let accepted = policy.acceptedAppAppleIDs, payload.kind == .notification || payload.kind == .appTransaction,
-            !accepted.contains(payload.appAppleID ?? -1)
+        // Apple's verifiers compare the app Apple id only in Production: Apple leaves it out of Sandbox payloads.
+        if let accepted = policy.acceptedAppAppleIDs, environment == .production,
+            payload.kind == .notification || payload.kind == .appTransaction, !accepted.contains(payload.appAppleID ?? -1)
         {
             reasons.append(
                 Reason(

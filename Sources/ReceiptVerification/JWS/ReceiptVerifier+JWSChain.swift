@@ -51,6 +51,10 @@ extension ReceiptVerifier {
         }
         let leaf = parsed[0]
         var evaluation = ChainEvaluation(leafValidity: (leaf.notBefore, leaf.notAfter))
+        if let reason = Self.x5cOrderReason(parsed) {
+            evaluation.reasons = [reason]
+            return evaluation
+        }
         // The root travels in x5c too: it anchors only when pinned.
         let validation = validatePath(leaf: leaf, embedded: parsed, at: instant)
         evaluation.subjects = validation.subjects
@@ -59,6 +63,16 @@ extension ReceiptVerifier {
             return evaluation
         }
         let path = validation.path
+        // OpenSSL builds a path from whatever certificates it is given; Apple's is exactly x5c, in order.
+        guard path.map(\.derEncoded) == parsed.map(\.derEncoded) else {
+            evaluation.reasons = [
+                Reason(
+                    .chainUntrustedRoot,
+                    "chain: the path validated through \(path.last?.subject ?? "(none)") rather than x5c's own root \(parsed[2].subject)"
+                )
+            ]
+            return evaluation
+        }
         if path.last?.sha256Fingerprint == configuration.trustAnchors.xcodeTestingFingerprint {
             evaluation.reasons = [Self.xcodeIssuerReason]
             return evaluation
@@ -80,6 +94,27 @@ extension ReceiptVerifier {
             anchoredAtXcode: false)
         if verified.covers(instant) { evaluation.verified = (key, verified) }
         return evaluation
+    }
+
+    /// Why `x5c` is not leaf, intermediate, root in that order (RFC 7515 §4.1.6: each certificate certifies the one
+    /// before it; Apple sends exactly these three): each certificate's issuer must be the next one's subject and
+    /// the last must be self-issued. Checked on the names, before any signature, so every other order is
+    /// `jws.x5c_order` whatever else is wrong with it.
+    static func x5cOrderReason(_ certificates: [Certificate]) -> Reason? {
+        for position in certificates.indices.dropLast()
+        where certificates[position].issuerDER != certificates[position + 1].subjectDER {
+            return Reason(
+                .jwsX5COrder,
+                "jws: x5c certificate \(position) (\(certificates[position].subject)) is not issued by certificate \(position + 1) (\(certificates[position + 1].subject)); Apple sends leaf, intermediate, root in that order"
+            )
+        }
+        if let root = certificates.last, !root.isSelfIssued {
+            return Reason(
+                .jwsX5COrder,
+                "jws: the last x5c certificate (\(root.subject)) is not a self-issued root; Apple sends leaf, intermediate, root in that order"
+            )
+        }
+        return nil
     }
 
     /// One self-signed certificate: how Xcode signs StoreKit testing JWS (`kid` `Apple_Xcode_Key`), with a key

@@ -40,6 +40,9 @@ public struct Reason: Sendable, Hashable, CustomStringConvertible {
             case jwsCertificatesMissing = "jws.certificates_missing"
             case jwsSignatureMismatch = "jws.signature_mismatch"
             case jwsNestedMismatch = "jws.nested_mismatch"
+            case jwsUnknownKind = "jws.unknown_kind"
+            case jwsKindMismatch = "jws.kind_mismatch"
+            case jwsX5COrder = "jws.x5c_order"
             case internalError = "verification.internal_error"
         }
         private let name: String
@@ -122,6 +125,16 @@ public struct Reason: Sendable, Hashable, CustomStringConvertible {
         public static let jwsSignatureMismatch = Code(.jwsSignatureMismatch)
         /// A notification's nested JWS is about another app or environment than the notification itself.
         public static let jwsNestedMismatch = Code(.jwsNestedMismatch)
+        /// A JWS found on its own whose payload has the required members of no single kind (or of several): nothing
+        /// says whether it is a transaction, a renewal info, an app transaction or a notification. The caller can
+        /// say (`verify-local --jws-kind`, the member a JWS is sent in).
+        public static let jwsUnknownKind = Code(.jwsUnknownKind)
+        /// A JWS whose kind is known from where it was found (`signedRenewalInfo` holds a renewal info) lacks a
+        /// member every payload of that kind has.
+        public static let jwsKindMismatch = Code(.jwsKindMismatch)
+        /// The `x5c` certificates are not leaf, intermediate, root in that order, as Apple sends them: each one is
+        /// issued by the next, the last is self-issued, and the validated path is exactly these three.
+        public static let jwsX5COrder = Code(.jwsX5COrder)
         /// OpenSSL failed to set up a check (allocation failure); says nothing about the receipt.
         public static let internalError = Code(.internalError)
 
