@@ -11,13 +11,16 @@ import Testing
     static let reasonCodes: Set<String> = [
         "jws.algorithm_rejected", "jws.signature_mismatch", "jws.certificates_missing", "jws.malformed",
         "chain.leaf_marker_missing", "chain.intermediate_marker_missing", "chain.expired", "chain.untrusted_root",
+        "jws.x5c_order",
     ]
 
     @Test func catalogueCoversEveryVariantReasonAndPayloadType() throws {
         let requests = try JWSFixtures.names.map(JWSFixtures.request)
         #expect(Set(requests.compactMap(\.variant)) == Set(JWSHostileVariant.allCases))
         #expect(Set(requests.compactMap(\.expected.reason)) == Self.reasonCodes)
-        #expect(Set(try requests.map { try $0.payload().kind }) == ["transaction", "renewal_info", "notification"])
+        #expect(
+            Set(try requests.map { try $0.payload().kind })
+                == ["transaction", "renewal_info", "app_transaction", "notification"])
     }
 
     /// The expectation file is byte-identical to the one the request writes, and says what the request says.
@@ -32,7 +35,7 @@ import Testing
         #expect(expected["payload_type"] as? String == (try request.payload().kind))
         if verdict == "valid" {
             #expect(expected["reason"] == nil)
-            #expect(name.hasPrefix("valid-"))
+            #expect(name.hasPrefix("valid-") || name.hasPrefix("corpus-"))
             #expect(request.variant == nil)
         } else {
             #expect(verdict == "invalid")
@@ -53,25 +56,27 @@ import Testing
         let freshParts = fresh.split(separator: ".", omittingEmptySubsequences: false)
         #expect(committedParts.count == freshParts.count)
         #expect(committedParts.first == freshParts.first, "header")
-        guard case .notification = try request.payload() else {
+        guard try request.payload().kind == "notification" else {
             #expect(committedParts.dropFirst().first == freshParts.dropFirst().first, "payload")
             return
         }
         let committedPayload = try DecodedJWS(committed).payload
         let freshPayload = try DecodedJWS(fresh).payload
         #expect(Set(committedPayload.keys) == Set(freshPayload.keys))
-        let committedData = committedPayload["data"] as? [String: Any] ?? [:]
-        let freshData = freshPayload["data"] as? [String: Any] ?? [:]
-        #expect(Set(committedData.keys) == Set(freshData.keys))
-        for member in ["signedTransactionInfo", "signedRenewalInfo"] {
-            guard let nested = committedData[member] as? String else { continue }
-            let again = try #require(freshData[member] as? String)
-            #expect(try DecodedJWS(nested).signingInput == DecodedJWS(again).signingInput, "\(member)")
+        for holder in ["data", "appData"] {
+            let committedData = committedPayload[holder] as? [String: Any] ?? [:]
+            let freshData = freshPayload[holder] as? [String: Any] ?? [:]
+            #expect(Set(committedData.keys) == Set(freshData.keys))
+            for member in ["signedTransactionInfo", "signedRenewalInfo", "signedAppTransactionInfo"] {
+                guard let nested = committedData[member] as? String else { continue }
+                let again = try #require(freshData[member] as? String)
+                #expect(try DecodedJWS(nested).signingInput == DecodedJWS(again).signingInput, "\(member)")
+            }
         }
     }
 
     /// Every valid fixture's ES256 signature, and its nested ones, verify with the x5c leaf's key.
-    @Test(arguments: JWSFixtures.names.filter { $0.hasPrefix("valid-") })
+    @Test(arguments: JWSFixtures.names.filter { $0.hasPrefix("valid-") || $0.hasPrefix("corpus-") })
     func validFixturesCarryGenuineSignatures(name: String) throws {
         var pending = [try JWSFixtures.committed(name)]
         var checked = 0
@@ -79,8 +84,12 @@ import Testing
             let jws = try DecodedJWS(text)
             let leaf = try Certificate(derEncoded: #require(jws.certificates?.first)[...])
             #expect(try leaf.publicKey.verifyES256(signature: jws.signature[...], message: jws.signingInput[...]))
-            let data = jws.payload["data"] as? [String: Any] ?? [:]
-            pending += ["signedTransactionInfo", "signedRenewalInfo"].compactMap { data[$0] as? String }
+            for holder in ["data", "appData"] {
+                let data = jws.payload[holder] as? [String: Any] ?? [:]
+                pending += ["signedTransactionInfo", "signedRenewalInfo", "signedAppTransactionInfo"].compactMap {
+                    data[$0] as? String
+                }
+            }
             checked += 1
         }
         #expect(checked >= 1)

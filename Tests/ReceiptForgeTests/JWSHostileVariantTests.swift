@@ -26,6 +26,7 @@ import Testing
         case .tamperedPayload, .twoSegments, .signatureNotBase64URL: Shape()
         case .swappedLeaf: Shape(certificates: ["test-jws-leaf-other-key", trusted[1], trusted[2]])
         case .reorderedCertificates: Shape(certificates: [trusted[1], trusted[0], trusted[2]])
+        case .rootBeforeIntermediate: Shape(certificates: [trusted[0], trusted[2], trusted[1]])
         case .leafWithoutMarker:
             Shape(certificates: ["test-jws-leaf-no-marker", trusted[1], trusted[2]], signer: "test-jws-leaf-no-marker")
         case .intermediateWithoutMarker:

@@ -31,7 +31,7 @@ import Testing
             return
         }
         let jws = try CompactJWS(JWSFixtures.minter.mint(.transaction(described)))
-        guard case .transaction(let decoded)? = JWSPayload(jws.payload) else {
+        guard case .transaction(let decoded)? = JWSPayload(guessing: jws.payload) else {
             Issue.record("not decoded as a transaction")
             return
         }
@@ -40,12 +40,12 @@ import Testing
         #expect(decoded.webOrderLineItemID == described.webOrderLineItemId)
         #expect(decoded.bundleID == described.bundleId)
         #expect(decoded.productID == described.productId)
-        #expect(decoded.type == "Auto-Renewable Subscription")
+        #expect(decoded.type == .known(.autoRenewableSubscription))
         #expect(decoded.purchaseDate?.millisecondsSince1970 == described.purchaseDate)
         #expect(decoded.expiresDate?.millisecondsSince1970 == described.expiresDate)
         #expect(decoded.signedDate?.millisecondsSince1970 == described.signedDate)
         #expect(decoded.quantity == 1)
-        #expect(decoded.environment == "Sandbox")
+        #expect(decoded.environment == .known(.sandbox))
         #expect(decoded.appAccountToken == described.appAccountToken)
         #expect(decoded.appTransactionID == described.appTransactionId)
         #expect(jws.payload.integer("price") == 4990)
@@ -129,31 +129,31 @@ import Testing
             #expect(throws: Never.self) { try CompactJWS(text) }
         }
         let decoded = try CompactJWS(request.mint(pki: Fixtures.pki))
-        guard case .notification(let notification)? = JWSPayload(decoded.payload) else {
+        guard case .notification(let notification)? = JWSPayload(guessing: decoded.payload) else {
             Issue.record("not decoded as a notification")
             return
         }
         #expect(notification.bundleID == data.bundleId)
-        #expect(notification.environment == "Sandbox")
+        #expect(notification.environment == .known(.sandbox))
         #expect(notification.signedTransactionInfo != nil && notification.signedRenewalInfo != nil)
     }
 
     @Test func aRefundNotificationCarriesTheRevocation() throws {
         let jws = try CompactJWS(JWSFixtures.request("valid-notification-refund").mint(pki: Fixtures.pki))
-        guard case .notification(let notification)? = JWSPayload(jws.payload),
+        guard case .notification(let notification)? = JWSPayload(guessing: jws.payload),
             let nested = notification.signedTransactionInfo
         else {
             Issue.record("not a notification with a transaction")
             return
         }
-        #expect(notification.notificationType == "REFUND")
+        #expect(notification.notificationType == .known(.refund))
         #expect(notification.signedRenewalInfo == nil)
-        guard case .transaction(let transaction)? = JWSPayload(try CompactJWS(nested).payload) else {
+        guard case .transaction(let transaction)? = JWSPayload(guessing: try CompactJWS(nested).payload) else {
             Issue.record("the nested JWS is not a transaction")
             return
         }
         #expect(transaction.revocationDate?.millisecondsSince1970 == 1_750_156_200_000)
-        #expect(transaction.revocationReason == 0)
+        #expect(transaction.revocationReason == .known(.other))
     }
 
     @Test func theNotificationBodyWrapsTheSignedPayload() throws {

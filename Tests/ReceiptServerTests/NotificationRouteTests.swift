@@ -20,24 +20,28 @@ struct NotificationRouteTests {
 
     static let bundle = "org.example.receiptforge.sample"
 
-    /// The test roots (receipts and JWS), the fixtures' app configured unless `configured` is false.
-    static func verifier(allowXcode: Bool, configured: Bool) throws -> ReceiptVerifier {
+    /// The test roots (receipts and JWS), the fixtures' app configured unless `configured` is false (or `policy`
+    /// given, which then decides).
+    static func verifier(allowXcode: Bool, configured: Bool, policy given: ReceiptPolicy? = nil) throws
+        -> ReceiptVerifier
+    {
         var anchors = TrustAnchors(allowsXcodeStoreKitTesting: allowXcode)
         for root in ["test-root.pem", "test-jws-root.pem"] {
             try anchors.addRoots(fromPath: SharedTestData.packageRoot.appendingPathComponent("certs/\(root)").path)
         }
         var policy = ReceiptPolicy()
         if configured { policy.acceptedBundleIDs = [bundle] }
-        return ReceiptVerifier(configuration: .init(trustAnchors: anchors, policy: policy))
+        return ReceiptVerifier(configuration: .init(trustAnchors: anchors, policy: given ?? policy))
     }
 
     static func exchange(
         _ bodies: [(String, String)], ledger: Ledger?, sharedSecret: String? = nil, allowXcode: Bool = false,
-        configured: Bool = true
+        configured: Bool = true, policy: ReceiptPolicy? = nil
     ) async throws -> [TestResponse] {
         let service = ReceiptService(
             configuration: Support.configuration(sharedSecret: sharedSecret),
-            decider: FallbackVerifier(verifier: try verifier(allowXcode: allowXcode, configured: configured)),
+            decider: FallbackVerifier(
+                verifier: try verifier(allowXcode: allowXcode, configured: configured, policy: policy)),
             ledger: ledger, logger: Support.quietLogger)
         return try await service.makeApplication().test(.router) { client in
             var responses: [TestResponse] = []

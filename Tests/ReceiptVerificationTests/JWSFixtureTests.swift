@@ -52,7 +52,7 @@ import Testing
         #expect(verdict.isValid, "\(verdict.reasons)")
         #expect(verdict.nested.count == 2)
         #expect(verdict.verifiedTransaction?.transactionID != nil)
-        #expect(verdict.verifiedRenewalInfo?.autoRenewStatus == 1)
+        #expect(verdict.verifiedRenewalInfo?.autoRenewStatus == .known(.on))
         // The same notification trusted under the receipt root only: every layer is refused.
         var anchors = TrustAnchors()
         try anchors.addRoots(fromPath: SharedTestData.packageRoot.appendingPathComponent("certs/test-root.pem").path)
@@ -70,7 +70,8 @@ import Testing
         try minter.mint(
             payloadJSON: json([
                 "transactionId": "9", "originalTransactionId": "9", "bundleId": bundle, "productId": "p",
-                "type": "Consumable", "signedDate": 1_749_979_800_000, "environment": "Sandbox",
+                "purchaseDate": 1_749_979_700_000, "type": "Consumable", "signedDate": 1_749_979_800_000,
+                "environment": "Sandbox",
             ]), variant: nil)
     }
 

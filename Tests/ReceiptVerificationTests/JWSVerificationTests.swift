@@ -44,7 +44,7 @@ struct JWSVerificationTests {
             return
         }
         #expect(renewal.originalTransactionID == "2000000335310644")
-        #expect(renewal.autoRenewStatus == 1)
+        #expect(renewal.autoRenewStatus == .known(.on))
         #expect(verdict.environment == .sandbox)
         #expect(verdict.validationInstant == renewal.signedDate)
         #expect(verdict.chain.count == 3)
@@ -121,13 +121,29 @@ struct JWSVerificationTests {
         #expect(verdict.reason?.code == .jwsAlgorithmRejected, "\(verdict.reasons)")
     }
 
-    @Test func reorderedOrMissingCertificatesAreRefused() throws {
+    /// Apple's chain in any order but leaf, intermediate, root is `jws.x5c_order`, whatever else the order breaks
+    /// (OpenSSL alone builds a path from leaf, root, intermediate and accepts it).
+    @Test func everyOtherOrderOfApplesChainIsRefused() throws {
+        var parts = try Self.segments(Self.appleRenewal)
+        let original = try JSONSerialization.jsonObject(with: Self.decodedSegment(parts[0])) as? [String: Any] ?? [:]
+        let chain = try #require(original["x5c"] as? [String])
+        let orders = [[0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]]
+        for order in orders {
+            var header = original
+            header["x5c"] = order.map { chain[$0] }
+            parts[0] = Self.base64URL(try JSONSerialization.data(withJSONObject: header))
+            let verdict = ReceiptVerifier().verifyJWS(parts.joined(separator: "."))
+            #expect(verdict.outcome == .invalid)
+            #expect(verdict.reason?.code == .jwsX5COrder, "order \(order): \(verdict.reasons)")
+        }
+    }
+
+    @Test func missingCertificatesAreRefused() throws {
         var parts = try Self.segments(Self.appleRenewal)
         let original = try JSONSerialization.jsonObject(with: Self.decodedSegment(parts[0])) as? [String: Any] ?? [:]
         let chain = try #require(original["x5c"] as? [String])
         for (x5c, code) in [
-            ([chain[1], chain[0], chain[2]], Reason.Code.chainLeafMarkerMissing),
-            (Array(chain.prefix(2)), .jwsCertificatesMissing),
+            (Array(chain.prefix(2)), Reason.Code.jwsCertificatesMissing),
             ([], .jwsCertificatesMissing),
         ] {
             var header = original
@@ -156,10 +172,23 @@ struct JWSVerificationTests {
         #expect(stale.reason?.code == .policySignedTooLongAgo, "\(stale.reasons)")
     }
 
-    @Test(arguments: ["", "abc", "a.b", "a.b.c.d", "eyJ.eyJ.", "!!!.eyJ9.AA", "eyJhbGciOiJFUzI1NiJ9.e30.AA"])
+    @Test(arguments: ["", "abc", "a.b", "a.b.c.d", "eyJ.eyJ.", "!!!.eyJ9.AA"])
     func malformedInputIsInvalid(text: String) {
         let verdict = ReceiptVerifier().verifyJWS(text)
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .jwsMalformed, "\(verdict.reasons)")
+    }
+
+    /// A JWS on its own whose payload has the members of no kind is not taken for one; said to be a transaction,
+    /// it is read as one and lacks what every transaction has.
+    @Test func aPayloadOfNoKindIsUnknownUnlessItsKindIsSaid() {
+        let text = "eyJhbGciOiJFUzI1NiJ9.e30.AA"
+        let verdict = ReceiptVerifier().verifyJWS(text)
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .jwsUnknownKind, "\(verdict.reasons)")
+        #expect(verdict.payload == nil)
+        let stated = ReceiptVerifier().verifyJWS(text, kind: .transaction)
+        #expect(stated.outcome == .invalid)
+        #expect(stated.payload?.kind == .transaction)
     }
 }

@@ -80,8 +80,9 @@ extension ReceiptVerifier {
 
     private func verify(_ jws: CompactJWS, _ request: JWSRequest, depth: Int) -> JWSVerdict {
         let timePolicy = request.validationTime
-        let kindReason = Self.kindReason(jws.payload, request)
-        let payload = kindReason == nil ? (request.kind ?? JWSPayload.Kind.guess(jws.payload)).map { JWSPayload(jws.payload, kind: $0) } : nil
+        // A stated kind is taken as stated (its missing members are refused once the signature is judged); a JWS on
+        // its own is of the one kind its members fit, or of none.
+        let payload = (request.kind ?? JWSPayload.Kind.guess(jws.payload)).map { JWSPayload(jws.payload, kind: $0) }
         let environment = Self.jwsEnvironment(payload?.environment)
         let instant = timePolicy.instant(creationDate: payload?.signedDate) { request.now ?? configuration.clock() }
         var chain: [String] = []
@@ -111,8 +112,7 @@ extension ReceiptVerifier {
                 Reason(.jwsMalformed, "jws: the header names critical extensions (crit), which Apple's JWS never carry")
             ])
         }
-        if let kindReason { return finish([kindReason]) }
-        guard let payload else { return finish([Reason(.jwsUnknownKind, "jws: the payload is of no kind")]) }
+        guard let payload else { return finish([Self.unknownKindReason(jws.payload)]) }
         var reasons: [Reason] = []
         if instant == nil {
             reasons.append(
@@ -134,6 +134,9 @@ extension ReceiptVerifier {
             } catch {
                 reasons.append(Reason(.chainKeyRejected, "jws: the leaf's key cannot check ES256: \(error)"))
             }
+        }
+        if !reasons.contains(where: Self.proves), let mismatch = Self.kindMismatch(payload, member: request.member) {
+            reasons.append(mismatch)
         }
         if !reasons.contains(where: Self.proves) {
             reasons += Self.evaluate(request.policy, payload, environment: environment) {
@@ -165,20 +168,19 @@ extension ReceiptVerifier {
         return finish(reasons)
     }
 
-    /// Why the payload is not of the kind asked for (a member it must have is missing), or, asked for none, why no
-    /// single kind fits it.
-    private static func kindReason(_ payload: JSONObject, _ request: JWSRequest) -> Reason? {
-        if let kind = request.kind {
-            let missing = kind.missingMembers(in: payload)
-            guard missing.isEmpty else {
-                let place = request.member.map { "\($0) holds" } ?? "the JWS is"
-                return Reason(
-                    .jwsKindMismatch,
-                    "jws: \(place) no \(kind): it lacks \(missing.joined(separator: ", ")), which every \(kind) has")
-            }
-            return nil
-        }
-        guard JWSPayload.Kind.guess(payload) == nil else { return nil }
+    /// Why a payload read as the kind it was stated to be lacks a member every payload of that kind has.
+    private static func kindMismatch(_ payload: JWSPayload, member: String?) -> Reason? {
+        let missing = payload.kind.missingMembers(in: payload.fields)
+        guard !missing.isEmpty else { return nil }
+        let place = member.map { "\($0) holds" } ?? "the JWS is"
+        return Reason(
+            .jwsKindMismatch,
+            "jws: \(place) no \(payload.kind): it lacks \(missing.joined(separator: ", ")), which every \(payload.kind) has"
+        )
+    }
+
+    /// Why no single kind fits a JWS found on its own.
+    private static func unknownKindReason(_ payload: JSONObject) -> Reason {
         let fitting = JWSPayload.Kind.allCases.filter { $0.missingMembers(in: payload).isEmpty }
         let why =
             fitting.isEmpty
@@ -246,7 +248,8 @@ extension ReceiptVerifier {
         }
         // Apple's verifiers compare the app Apple id only in Production: Apple leaves it out of Sandbox payloads.
         if let accepted = policy.acceptedAppAppleIDs, environment == .production,
-            payload.kind == .notification || payload.kind == .appTransaction, !accepted.contains(payload.appAppleID ?? -1)
+            payload.kind == .notification || payload.kind == .appTransaction,
+            !accepted.contains(payload.appAppleID ?? -1)
         {
             reasons.append(
                 Reason(
