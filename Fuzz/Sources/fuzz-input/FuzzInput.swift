@@ -1,10 +1,14 @@
 import FuzzSupport
 import ReceiptModel
 
-// fuzz-input: what a client sends, before anything else looks at it. `ReceiptInput(bytes:)` recognizes DER,
+// fuzz-input: what a client sends, before anything else looks at it. `InputDocument(recognizing:)` tells a receipt
+// from a JWS and from a JSON object holding either (the CLI's rules); `ReceiptInput(bytes:)` recognizes DER,
 // base64 text (quotes, white space, `data:` prefixes, URL-safe alphabet) and iOS 6 plist text; `Base64` is
 // also checked on its own: whatever it decodes must re-encode and decode to the same bytes, and whatever it
 // encodes must decode back.
+//
+// Checked besides "does not trap": text taken for a JWS has a dot and no byte outside base64 and the dot, so no
+// receipt's base64 is ever one.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -20,6 +24,17 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
 
 enum FuzzInput {
     static func run(_ bytes: [UInt8]) {
+        switch try? InputDocument(recognizing: bytes[...]) {
+        case .jws(let text, let kind, let member)?:
+            Oracle.check(
+                member != nil || (text.contains(UInt8(ascii: ".")) && Base64.decode(text) == nil),
+                "a JWS on its own that base64 could decode")
+            Sink.consume(kind)
+        case .receipt(let receipt)?:
+            Sink.consume(receipt.count)
+        case nil:
+            break
+        }
         do {
             switch try ReceiptInput(bytes: bytes) {
             case .appReceipt(let receipt):

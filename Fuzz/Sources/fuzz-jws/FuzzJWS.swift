@@ -40,8 +40,13 @@ enum FuzzJWS {
             Sink.consume(jws.algorithm)
             Sink.consume(jws.keyID)
             Sink.consume(jws.certificates?.count)
-            if let payload = JWSPayload(jws.payload) { consume(payload) }
+            if let payload = JWSPayload(guessing: jws.payload) { consume(payload) }
+            for kind in JWSPayload.Kind.allCases { consume(JWSPayload(jws.payload, kind: kind)) }
         }
+        // Found on its own (kind guessed), and as each member would state it.
+        let stated = JWSPayload.Kind.allCases[Int(bytes.count % JWSPayload.Kind.allCases.count)]
+        let typed = verifier.verifyJWS(bytes[...], kind: stated)
+        if typed.isValid, typed.payload?.kind != stated { fatalError("a valid verdict of another kind than stated") }
         let verdict = verifier.verifyJWS(bytes[...])
         Sink.consume(verdict.description)
         if verdict.isValid, verdict.payload == nil { fatalError("a valid verdict without its payload") }
@@ -57,20 +62,32 @@ enum FuzzJWS {
         Sink.consume(payload.appAppleID)
         switch payload {
         case .transaction(let value):
-            Sink.consume([value.transactionID, value.originalTransactionID, value.productID, value.type])
+            Sink.consume([value.transactionID, value.originalTransactionID, value.productID, value.type?.rawValue])
+            Sink.consume([value.offerPeriod, value.currency, value.revocationType?.rawValue])
+            Sink.consume([value.price, value.revocationPercentage, value.commitmentInfo?.commitmentPrice])
+            Sink.consume(value.advancedCommerceInfo?.items?.count)
             Sink.consume([value.purchaseDate, value.expiresDate, value.revocationDate, value.originalPurchaseDate])
-            Sink.consume([value.quantity, value.offerType, value.revocationReason])
+            Sink.consume([value.quantity, value.offerType?.rawValue, value.revocationReason?.rawValue])
         case .renewalInfo(let value):
             Sink.consume([value.autoRenewProductID, value.productID, value.originalTransactionID])
             Sink.consume([value.gracePeriodExpiresDate, value.renewalDate, value.recentSubscriptionStartDate])
-            Sink.consume([value.autoRenewStatus, value.expirationIntent])
+            Sink.consume([value.autoRenewStatus?.rawValue, value.expirationIntent?.rawValue, value.renewalPrice])
+            Sink.consume(value.eligibleWinBackOfferIDs)
+            Sink.consume(value.commitmentInfo?.commitmentRenewalDate)
             Sink.consume(value.isInBillingRetryPeriod)
         case .appTransaction(let value):
-            Sink.consume([value.receiptType, value.applicationVersion, value.appTransactionID])
+            Sink.consume([value.receiptType?.rawValue, value.applicationVersion, value.appTransactionID])
+            Sink.consume(value.originalPlatform)
             Sink.consume([value.originalPurchaseDate, value.receiptCreationDate])
         case .notification(let value):
-            Sink.consume([value.notificationType, value.subtype, value.notificationUUID, value.version])
+            Sink.consume([value.notificationType?.rawValue, value.subtype?.rawValue, value.notificationUUID])
             Sink.consume([value.signedTransactionInfo?.count, value.signedRenewalInfo?.count])
+            Sink.consume([value.bundleID, value.environment?.rawValue])
+            Sink.consume(value.appAppleID)
+            Sink.consume(value.nestedJWS.map(\.kind))
+            Sink.consume([value.summary?.failedCount, value.externalPurchaseToken?.tokenCreationDate?.millisecondsSince1970])
+            Sink.consume(value.data?.status)
+            Sink.consume(value.undocumentedMembers)
         }
     }
 }

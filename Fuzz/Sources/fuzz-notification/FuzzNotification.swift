@@ -39,7 +39,7 @@ enum FuzzNotification {
         }
         switch body {
         case .version2(let payload):
-            let verdict = verifier.verifyJWS(payload[...])
+            let verdict = verifier.verifyJWS(payload[...], kind: .notification)
             Sink.consume(verdict.description)
         case .version1(let notification):
             Sink.consume(notification.notificationType)

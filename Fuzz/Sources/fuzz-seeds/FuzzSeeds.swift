@@ -34,6 +34,7 @@ struct FuzzSeeds {
             let stem = String(name.prefix { $0 != "." })
             try seeds.derive(stem: stem, bytes: bytes)
         }
+        try seeds.deriveJWS(folder: fixtures.appendingPathComponent("jws"))
         try seeds.writeStatusBodies()
         print("fuzz-seeds: \(seeds.written) seeds from \(fixtures.path) in \(seeds.output.path)")
     }
@@ -111,6 +112,29 @@ struct FuzzSeeds {
         try write(
             Self.object([("receipt-data", .text(String(decoding: text, as: UTF8.self)))]), "fuzz-request-json",
             "\(stem).verifyReceipt")
+    }
+
+    /// The JWS fixtures (the conformance corpus of every notification type included): each JWS for the JWS reader
+    /// and verifier and the input recognizer, each notification body for the notification endpoint's parser and the
+    /// recognizer, and each nested JWS on its own.
+    mutating func deriveJWS(folder: URL) throws {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()) ?? []
+        for name in names where name.hasSuffix(".jws") || name.hasSuffix(".body.json") {
+            let bytes = [UInt8](try Data(contentsOf: folder.appendingPathComponent(name)))
+            if name.hasSuffix(".body.json") {
+                try write(bytes, "fuzz-notification", name)
+                try write(bytes, "fuzz-input", name)
+                continue
+            }
+            try write(bytes, "fuzz-jws", name)
+            try write(bytes, "fuzz-input", name)
+            guard case .notification(let notification)? = (try? CompactJWS(bytes[...])).map({
+                JWSPayload($0.payload, kind: .notification)
+            }) else { continue }
+            for nested in notification.nestedJWS {
+                try write(Array(nested.text.utf8), "fuzz-jws", "\(name).\(nested.member)")
+            }
+        }
     }
 
     /// Status-only answers, as Apple sends them.
