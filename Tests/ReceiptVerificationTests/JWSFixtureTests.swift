@@ -115,3 +115,55 @@ import Testing
         #expect(verdict.reason?.code == .jwsSignatureMismatch, "\(verdict.reasons)")
     }
 }
+
+/// A notification's shape as Apple sends it: one object naming its app, nested JWS as strings, the app Apple id
+/// checked wherever the payload is not known to be Sandbox or Xcode.
+@Suite struct NotificationShapeTests {
+    static func notification(_ members: [String: Any]) throws -> String {
+        var payload: [String: Any] = [
+            "notificationType": "TEST", "notificationUUID": "u-shape", "signedDate": 1_749_979_800_000,
+        ]
+        payload.merge(members) { $1 }
+        return try JWSFixtureTests.minter.mint(payloadJSON: JWSFixtureTests.json(payload), variant: nil)
+    }
+
+    static var ours: [String: Any] { ["bundleId": "org.example.app", "environment": "Sandbox"] }
+
+    @Test func twoObjectsNamingTheAppAreRefused() throws {
+        let verifier = try JWSFixtureTests.verifier(allowXcode: false)
+        #expect(verifier.verifyJWS(try Self.notification(["data": Self.ours]), kind: .notification).isValid)
+        let two = verifier.verifyJWS(
+            try Self.notification([
+                "data": Self.ours, "appData": ["bundleId": "org.other.app", "environment": "Production"],
+            ]), kind: .notification)
+        #expect(two.outcome == .invalid)
+        #expect(two.reason?.code == .jwsMalformed, "\(two.reasons)")
+    }
+
+    @Test func aNestedMemberThatIsNoStringIsRefused() throws {
+        var data = Self.ours
+        data["signedTransactionInfo"] = ["transactionId": "1"]
+        let verdict = try JWSFixtureTests.verifier(allowXcode: false).verifyJWS(
+            try Self.notification(["data": data]), kind: .notification)
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .jwsMalformed, "\(verdict.reasons)")
+    }
+
+    /// Only a payload known to be Sandbox (or Xcode) skips the app Apple id check.
+    @Test(
+        arguments: [
+            ("Sandbox", nil, true), ("Sandbox", 7, true), ("Production", 1, true), ("Production", 7, false),
+            ("Production", nil, false), ("SomeFutureEnvironment", 7, false), (nil, nil, false),
+        ] as [(String?, Int64?, Bool)])
+    func theAppAppleIDIsSkippedOnlyWhereKnownSandbox(environment: String?, appAppleID: Int64?, accepted: Bool) throws {
+        var data: [String: Any] = ["bundleId": "org.example.app"]
+        if let environment { data["environment"] = environment }
+        if let appAppleID { data["appAppleId"] = appAppleID }
+        var policy = ReceiptPolicy(acceptedBundleIDs: ["org.example.app"])
+        policy.acceptedAppAppleIDs = [1]
+        let verdict = try JWSFixtureTests.verifier(allowXcode: false).verifyJWS(
+            try Self.notification(["data": data]), kind: .notification, policy: policy)
+        #expect(verdict.isValid == accepted, "\(verdict.reasons)")
+        if !accepted { #expect(verdict.reason?.code == .policyAppAppleIDRejected, "\(verdict.reasons)") }
+    }
+}

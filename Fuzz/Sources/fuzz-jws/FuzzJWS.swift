@@ -85,7 +85,9 @@ enum FuzzJWS {
             Sink.consume([value.bundleID, value.environment?.rawValue])
             Sink.consume(value.appAppleID)
             Sink.consume(value.nestedJWS.map(\.kind))
-            Sink.consume([value.summary?.failedCount, value.externalPurchaseToken?.tokenCreationDate?.millisecondsSince1970])
+            Sink.consume([
+                value.summary?.failedCount, value.externalPurchaseToken?.tokenCreationDate?.millisecondsSince1970,
+            ])
             Sink.consume(value.data?.status)
             Sink.consume(value.undocumentedMembers)
         }

@@ -128,9 +128,11 @@ struct FuzzSeeds {
             }
             try write(bytes, "fuzz-jws", name)
             try write(bytes, "fuzz-input", name)
-            guard case .notification(let notification)? = (try? CompactJWS(bytes[...])).map({
-                JWSPayload($0.payload, kind: .notification)
-            }) else { continue }
+            guard
+                case .notification(let notification)? = (try? CompactJWS(bytes[...])).map({
+                    JWSPayload($0.payload, kind: .notification)
+                })
+            else { continue }
             for nested in notification.nestedJWS {
                 try write(Array(nested.text.utf8), "fuzz-jws", "\(name).\(nested.member)")
             }

@@ -45,6 +45,28 @@ public enum JWSPayload: Sendable, Hashable {
             requiredMembers.filter { payload[$0] == nil }
         }
 
+        /// The members that say what a payload of this kind is about, without which it is no payload of this kind
+        /// even where its kind is known from where it came (Apple's libraries read every member as optional; these
+        /// are the ones nothing can be recorded without).
+        public var identifyingMembers: [String] {
+            switch self {
+            case .transaction: ["transactionId", "originalTransactionId"]
+            case .renewalInfo: ["originalTransactionId"]
+            case .appTransaction: ["bundleId"]
+            case .notification: ["notificationType", "notificationUUID"]
+            }
+        }
+
+        /// Why `payload`, found where a payload of this kind belongs, is not one: it lacks an identifying member,
+        /// or it has every required member of another kind (a JWS of one kind put in another's place). `nil` when
+        /// it can be one.
+        public func mismatch(in payload: JSONObject) -> String? {
+            let missing = identifyingMembers.filter { payload[$0] == nil }
+            if !missing.isEmpty { return "it lacks \(missing.joined(separator: ", ")), which every \(self) has" }
+            if let other = Kind.guess(payload), other != self { return "it has the members of a \(other)" }
+            return nil
+        }
+
         /// The kind of a JWS found on its own, from its members: the one kind whose required members it all has.
         /// Optional members (which Apple adds to several kinds at once, as `appTransactionId`) never decide.
         /// `nil` when no kind or more than one fits: the caller must say what it is.

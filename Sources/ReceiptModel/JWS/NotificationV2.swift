@@ -33,19 +33,33 @@ public struct NotificationV2: SignedObject {
     /// `RESCIND_CONSENT`: the app and its app transaction.
     public var appData: NotificationAppData? { fields["appData"]?.objectValue.map(NotificationAppData.init(fields:)) }
 
-    /// The bundle id of the app it is about, from whichever of the four objects it carries (in Apple's order:
-    /// `data`, `summary`, `externalPurchaseToken`, `appData`).
+    /// The members that say which app a notification is about; Apple sends exactly one of them.
+    public static let appObjectMembers = ["data", "summary", "externalPurchaseToken", "appData"]
+
+    /// The names of the ``appObjectMembers`` the payload carries (whatever their JSON type); a notification
+    /// carrying more than one is refused, as it could name one app in one and another in the other.
+    public var appObjects: [String] { Self.appObjectMembers.filter { fields[$0] != nil } }
+
+    /// The bundle id of the app it is about, from the first of the four objects it carries (in Apple's order:
+    /// `data`, `summary`, `externalPurchaseToken`, `appData`), never from two.
     public var bundleID: String? {
-        data?.bundleID ?? summary?.bundleID ?? externalPurchaseToken?.bundleID ?? appData?.bundleID
+        if let data { return data.bundleID }
+        if let summary { return summary.bundleID }
+        if let externalPurchaseToken { return externalPurchaseToken.bundleID }
+        return appData?.bundleID
     }
 
-    /// The app's Apple id, where the payload names one (Apple leaves it out in Sandbox).
+    /// The app's Apple id, where the same object names one (Apple leaves it out in Sandbox).
     public var appAppleID: Int64? {
-        data?.appAppleID ?? summary?.appAppleID ?? externalPurchaseToken?.appAppleID ?? appData?.appAppleID
+        if let data { return data.appAppleID }
+        if let summary { return summary.appAppleID }
+        if let externalPurchaseToken { return externalPurchaseToken.appAppleID }
+        return appData?.appAppleID
     }
 
-    /// The environment: `data`'s, `summary`'s or `appData`'s `environment`; an external purchase token names none,
-    /// so, as Apple's libraries do, a token whose id starts with `SANDBOX` is Sandbox and any other Production.
+    /// The environment, from the same object: `data`'s, `summary`'s or `appData`'s `environment`; an external
+    /// purchase token names none, so, as Apple's libraries do, a token whose id starts with `SANDBOX` is Sandbox and
+    /// any other Production.
     public var environment: AppleEnumeration<JWSEnvironment>? {
         if let data { return data.environment }
         if let summary { return summary.environment }
@@ -55,18 +69,33 @@ public struct NotificationV2: SignedObject {
         return appData?.environment
     }
 
+    /// Where a notification holds nested JWS: `data.signedTransactionInfo`, `data.signedRenewalInfo`,
+    /// `appData.signedAppTransactionInfo`, each with what it holds there (absent: `nil`).
+    private var nestedPlaces: [(member: String, value: JSONValue?)] {
+        [
+            ("signedTransactionInfo", data?.fields["signedTransactionInfo"]),
+            ("signedRenewalInfo", data?.fields["signedRenewalInfo"]),
+            ("signedAppTransactionInfo", appData?.fields["signedAppTransactionInfo"]),
+        ]
+    }
+
+    /// The nested-JWS members that are present but not strings: malformed, never skipped.
+    public var malformedNestedMembers: [String] {
+        nestedPlaces.compactMap { place in
+            guard let value = place.value, value.stringValue == nil else { return nil }
+            return place.member
+        }
+    }
+
     /// The nested JWS, each with the member that holds it and so the kind it is: `data.signedTransactionInfo`,
     /// `data.signedRenewalInfo`, `appData.signedAppTransactionInfo`. A member that is not a string is left out.
     public var nestedJWS: [(member: String, kind: JWSPayload.Kind, text: String)] {
-        var nested: [(member: String, kind: JWSPayload.Kind, text: String)] = []
-        for (object, member) in [
-            (data?.fields, "signedTransactionInfo"), (data?.fields, "signedRenewalInfo"),
-            (appData?.fields, "signedAppTransactionInfo"),
-        ] {
-            guard let text = object?[member]?.stringValue, let kind = JWSPayload.Kind(member: member) else { continue }
-            nested.append((member, kind, text))
+        nestedPlaces.compactMap { place in
+            guard let text = place.value?.stringValue, let kind = JWSPayload.Kind(member: place.member) else {
+                return nil
+            }
+            return (place.member, kind, text)
         }
-        return nested
     }
 
     /// The nested JWS of the transaction, when the notification carries one.

@@ -50,8 +50,13 @@ extension ReceiptRoutes {
             jws: verdict, received: text, endpoint: Self.notificationEndpoint, account: nil, time: now,
             catalogue: ledger.catalogue, onConflict: .report)
         if verdict.isValid, entry.notification == nil {
-            // Without a usable notificationUUID a retry could not be told from a new notification.
-            verdict = Self.refusing(verdict, "jws: the notification has no usable notificationUUID")
+            // Signed for Xcode (trusted only with the opt-in): verified, never recorded. Otherwise, without a usable
+            // notificationUUID a retry could not be told from a new notification.
+            verdict = Self.refusing(
+                verdict,
+                verdict.environment == .xcode
+                    ? "jws: a notification signed for Xcode's StoreKit testing is never recorded"
+                    : "jws: the notification has no usable notificationUUID")
             entry = LedgerEntry(
                 jws: verdict, received: text, endpoint: Self.notificationEndpoint, account: nil, time: now,
                 catalogue: ledger.catalogue, onConflict: .report)

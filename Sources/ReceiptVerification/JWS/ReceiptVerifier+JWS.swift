@@ -135,7 +135,7 @@ extension ReceiptVerifier {
                 reasons.append(Reason(.chainKeyRejected, "jws: the leaf's key cannot check ES256: \(error)"))
             }
         }
-        if !reasons.contains(where: Self.proves), let mismatch = Self.kindMismatch(payload, member: request.member) {
+        if !reasons.contains(where: Self.proves), let mismatch = Self.shapeReason(payload, member: request.member) {
             reasons.append(mismatch)
         }
         if !reasons.contains(where: Self.proves) {
@@ -168,15 +168,25 @@ extension ReceiptVerifier {
         return finish(reasons)
     }
 
-    /// Why a payload read as the kind it was stated to be lacks a member every payload of that kind has.
-    private static func kindMismatch(_ payload: JWSPayload, member: String?) -> Reason? {
-        let missing = payload.kind.missingMembers(in: payload.fields)
-        guard !missing.isEmpty else { return nil }
-        let place = member.map { "\($0) holds" } ?? "the JWS is"
-        return Reason(
-            .jwsKindMismatch,
-            "jws: \(place) no \(payload.kind): it lacks \(missing.joined(separator: ", ")), which every \(payload.kind) has"
-        )
+    /// Why a payload read as the kind it was stated to be is not one (``JWSPayload/Kind/mismatch(in:)``), or, for a
+    /// notification, why its shape is not Apple's: more than one object naming its app, or a nested JWS member that
+    /// is not a string (never skipped: it would hide what the notification is about).
+    private static func shapeReason(_ payload: JWSPayload, member: String?) -> Reason? {
+        if let mismatch = payload.kind.mismatch(in: payload.fields) {
+            let place = member.map { "\($0) holds" } ?? "the JWS is"
+            return Reason(.jwsKindMismatch, "jws: \(place) no \(payload.kind): \(mismatch)")
+        }
+        guard case .notification(let notification) = payload else { return nil }
+        if notification.appObjects.count > 1 {
+            return Reason(
+                .jwsMalformed,
+                "jws: the notification carries \(notification.appObjects.joined(separator: " and ")); Apple sends exactly one"
+            )
+        }
+        if let malformed = notification.malformedNestedMembers.first {
+            return Reason(.jwsMalformed, "jws: the notification's \(malformed) is not a JWS string")
+        }
+        return nil
     }
 
     /// Why no single kind fits a JWS found on its own.
@@ -246,8 +256,9 @@ extension ReceiptVerifier {
         } else if policy.acceptedEnvironments.count != ReceiptEnvironment.allCases.count {
             reasons.append(Reason(.policyEnvironmentRejected, "policy: the payload names no known environment"))
         }
-        // Apple's verifiers compare the app Apple id only in Production: Apple leaves it out of Sandbox payloads.
-        if let accepted = policy.acceptedAppAppleIDs, environment == .production,
+        // Apple's verifiers compare the app Apple id only in Production: Apple leaves it out of Sandbox payloads. Not
+        // compared only where the payload is known to be Sandbox or Xcode: a missing or unknown environment is checked.
+        if let accepted = policy.acceptedAppAppleIDs, environment != .sandbox, environment != .xcode,
             payload.kind == .notification || payload.kind == .appTransaction,
             !accepted.contains(payload.appAppleID ?? -1)
         {
