@@ -171,7 +171,7 @@ struct TransactionRecorder {
     func transaction(_ jws: JWSTransaction, source: LedgerSource) -> LedgerTransaction? {
         var transaction = make(
             id: jws.transactionID, original: jws.originalTransactionID, product: jws.productID,
-            reported: ProductKind(jwsType: jws.type?.rawValue), bundleID: jws.bundleID ?? "",
+            reported: ProductKind(jwsType: jws.type), bundleID: jws.bundleID ?? "",
             environment: jws.environment?.rawValue ?? "",
             purchase: jws.purchaseDate, expires: jws.isUpgraded == true ? nil : jws.expiresDate,
             cancellation: jws.revocationDate,

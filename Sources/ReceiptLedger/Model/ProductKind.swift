@@ -20,15 +20,14 @@ public enum ProductKind: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// A StoreKit 2 transaction's `type`: `Consumable`, `Non-Consumable`, `Auto-Renewable Subscription`,
-    /// `Non-Renewing Subscription`.
-    public init(jwsType type: String?) {
-        switch type {
-        case "Consumable": self = .consumable
-        case "Non-Consumable": self = .nonConsumable
-        case "Auto-Renewable Subscription": self = .autoRenewable
-        case "Non-Renewing Subscription": self = .nonRenewing
-        default: self = .unknown
+    /// A StoreKit 2 transaction's `type`; a type Apple adds later is `unknown`.
+    public init(jwsType type: AppleEnumeration<JWSProductType>?) {
+        switch type?.value {
+        case .consumable?: self = .consumable
+        case .nonConsumable?: self = .nonConsumable
+        case .autoRenewableSubscription?: self = .autoRenewable
+        case .nonRenewingSubscription?: self = .nonRenewing
+        case nil: self = .unknown
         }
     }
 }

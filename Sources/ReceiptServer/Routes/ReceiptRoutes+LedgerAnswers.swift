@@ -202,9 +202,9 @@ extension ReceiptRoutes {
         if let intent = renewal.expirationIntent { writer.field("expiration_intent", String(intent)) }
         // Apple's names for a pending offer: a promotional offer's id, an offer code's reference name.
         if let offer = renewal.offerIdentifier {
-            switch renewal.offerType {
-            case 2?: writer.field("promotional_offer_id", offer)
-            case 3?: writer.field("offer_code_ref_name", offer)
+            switch renewal.offerType.flatMap(OfferType.init(rawValue:)) {
+            case .promotional?: writer.field("promotional_offer_id", offer)
+            case .offerCode?: writer.field("offer_code_ref_name", offer)
             default: break
             }
         }
