@@ -51,7 +51,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("app-apple-id"),
         help: ArgumentHelp(
-            "JWS and notifications: accept only this app Apple id where the payload names one; repeatable [RECEIPT_SERVER_APP_APPLE_IDS, ','-separated].",
+            "JWS and notifications: a Production payload must name this app Apple id (Apple leaves it out in Sandbox, which is not checked on it, as Apple's verifiers do); needed for Production notifications; repeatable [RECEIPT_SERVER_APP_APPLE_IDS, ','-separated].",
             valueName: "id"))
     var appAppleIDs: [Int64] = []
     @Option(

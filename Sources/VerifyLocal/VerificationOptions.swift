@@ -45,7 +45,7 @@ struct VerificationOptions: ParsableArguments {
     @Option(
         name: .customLong("app-apple-id"),
         help: ArgumentHelp(
-            "JWS: accept only this app Apple id where the payload names one (notifications, app transactions); repeatable.",
+            "JWS: a Production notification or app transaction must name this app Apple id (Sandbox ones are not checked on it, as Apple's verifiers do); repeatable.",
             valueName: "id"))
     var appAppleIDs: [Int64] = []
     @Option(

@@ -75,7 +75,9 @@ struct NotificationConformanceTests {
         }
         let folder = try TemporaryFolder()
         let (ledger, _) = try Routes.ledger(folder)
-        let responses = try await Routes.exchange(bodies, ledger: ledger)
+        let responses = try await Routes.exchange(
+            bodies, ledger: ledger,
+            policy: Self.policy(bundles: [NotificationRouteTests.bundle], appAppleIDs: [1_234_567_890]))
         for (name, response) in zip(names, responses) {
             #expect(response.status.code == 200, "\(name): \(String(buffer: response.body))")
             #expect(try ServerTestSupport.object(response.body)["status"] as? String == "recorded", "\(name)")
