@@ -109,8 +109,10 @@ struct LedgerProcessTests {
         try await killUnderLoadThenReplay(ledger: database.url, in: folder)
     }
 
-    /// Distinct receipts, all in flight, SIGKILL as soon as the first is answered (any later, a fast server can
-    /// answer them all before the signal lands); a new server on the same ledger then gets every receipt again.
+    /// Distinct receipts sent 2 ms apart, so that many are in flight and more are still to come when the first is
+    /// answered; SIGKILL then (sent all at once, a fast server could answer them all in one group commit before the
+    /// signal lands, and the test would prove nothing about the kill); a new server on the same ledger then gets
+    /// every receipt again.
     /// What the killed server reported new must be there, and known; nothing is new twice; every receipt ends up
     /// recorded.
     func killUnderLoadThenReplay(ledger: String, in folder: TemporaryFolder) async throws {
@@ -127,6 +129,8 @@ struct LedgerProcessTests {
         try await withThrowingTaskGroup(of: (Int, Verification?).self) { group in
             for (index, receipt) in receipts.enumerated() {
                 group.addTask {
+                    // Pacing the load, not waiting for an outcome.
+                    try await Task.sleep(for: .milliseconds(2 * index))
                     // A request the kill cut off fails in transport: no answer, nothing claimed.
                     let answer = try? await client.post(
                         port: port, "/v1/verify", json: Self.body(receipt, Self.account(index)))
