@@ -140,6 +140,28 @@ import Testing
         #expect(two.reason?.code == .jwsMalformed, "\(two.reasons)")
     }
 
+    /// A genuine JWS of one kind put in another kind's member is refused for what it is, never read as that kind.
+    @Test func aJWSInAnotherKindsMemberIsAKindMismatch() throws {
+        let verifier = try JWSFixtureTests.verifier(allowXcode: false)
+        let transaction = try JWSFixtureTests.transaction(bundle: "org.example.app")
+        let renewal = try JWSFixtureTests.minter.mint(
+            payloadJSON: JWSFixtureTests.json([
+                "originalTransactionId": "9", "autoRenewProductId": "p", "productId": "p", "autoRenewStatus": 1,
+                "signedDate": 1_749_979_800_000, "environment": "Sandbox",
+            ]), variant: nil)
+        var swapped = Self.ours
+        swapped["signedTransactionInfo"] = renewal
+        swapped["signedRenewalInfo"] = transaction
+        let verdict = verifier.verifyJWS(try Self.notification(["data": swapped]), kind: .notification)
+        #expect(verdict.outcome == .invalid)
+        let codes = verdict.reasons.map(\.code)
+        #expect(codes.filter { $0 == .jwsKindMismatch }.count == 2, "\(verdict.reasons)")
+        #expect(verdict.verifiedTransaction == nil && verdict.verifiedRenewalInfo == nil)
+        // Each nested JWS is read as its member says, and refused as not being one.
+        #expect(verdict.nested.map(\.payload?.kind) == [.transaction, .renewalInfo])
+        #expect(verdict.nested.map(\.reason?.code) == [.jwsKindMismatch, .jwsKindMismatch])
+    }
+
     @Test func aNestedMemberThatIsNoStringIsRefused() throws {
         var data = Self.ours
         data["signedTransactionInfo"] = ["transactionId": "1"]
