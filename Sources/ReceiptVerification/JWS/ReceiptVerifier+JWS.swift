@@ -7,8 +7,9 @@ extension ReceiptVerifier {
     ///
     /// 1. the compact serialization decodes (`CompactJWS` in ReceiptModel, bounded);
     /// 2. `alg` is ES256: anything else (`none`, HS256, RS256) is `invalid`;
-    /// 3. the payload is of `kind` (it has the members every payload of that kind has), or, when no kind is given,
-    ///    of the one kind `JWSPayload.Kind.guess` finds (`jws.unknown_kind` otherwise);
+    /// 3. the payload is read as `kind`, or, when no kind is given, as the one kind `JWSPayload.Kind.guess` finds
+    ///    from the members each kind must have (`jws.unknown_kind` otherwise); a stated kind's payload must carry its
+    ///    identifying members and not another kind's required ones (`jws.kind_mismatch`, judged after the signature);
     /// 4. `x5c` holds three certificates, each an EC key on P-256 or P-384 (screened before OpenSSL parses them),
     ///    in Apple's order: leaf, intermediate, root (`jws.x5c_order` otherwise);
     /// 5. the path leaf → intermediate → a trusted root (Apple Root CA - G3 pinned by fingerprint, or an extra
