@@ -65,13 +65,17 @@ guard let realText = load(realURL) else { fatalError("no \(realURL.path)") }
 var inputs = [Input(name: "jws-goiap-renewal-sandbox (Apple)", text: realText, configuration: .init())]
 
 // A minted JWS, when another branch has added them: the first one that verifies `valid` under the default
-// configuration plus, as extra roots, every PEM certificate in fixtures/jws and certs/test-root.pem.
+// configuration plus, as extra roots, every PEM certificate in fixtures/jws and the test roots (the JWS fixtures are
+// signed under certs/test-jws-root.pem; without it no minted JWS verified and only the Apple one was measured).
 if loopMode == nil, exportDirectory == nil,
     let names = try? FileManager.default.contentsOfDirectory(atPath: fixturesDirectory.path)
 {
     var anchors = TrustAnchors()
     let pems = names.filter { $0.hasSuffix(".pem") }.map { fixturesDirectory.appendingPathComponent($0).path }
-    for pem in pems + [packageRoot.appendingPathComponent("certs/test-root.pem").path] {
+    for root in ["test-root.pem", "test-jws-root.pem"] {
+        try? anchors.addRoots(fromPath: packageRoot.appendingPathComponent("certs/\(root)").path)
+    }
+    for pem in pems {
         try? anchors.addRoots(fromPath: pem)
     }
     let configuration = ReceiptVerifier.Configuration(trustAnchors: anchors)

@@ -33,16 +33,29 @@ public enum JWSPayload: Sendable, Hashable {
         /// of a kind lacks none of them whatever Apple adds: they identify what it is about.
         public var requiredMembers: [String] {
             switch self {
-            case .transaction: ["transactionId", "originalTransactionId", "bundleId", "productId", "purchaseDate"]
-            case .renewalInfo: ["originalTransactionId", "autoRenewProductId", "autoRenewStatus"]
-            case .appTransaction: ["bundleId", "receiptType", "originalApplicationVersion"]
-            case .notification: ["notificationType", "notificationUUID"]
+            case .transaction: Self.transactionMembers
+            case .renewalInfo: Self.renewalInfoMembers
+            case .appTransaction: Self.appTransactionMembers
+            case .notification: Self.notificationMembers
             }
         }
+
+        // Built once: the kind of every JWS found on its own is decided from them.
+        private static let transactionMembers = [
+            "transactionId", "originalTransactionId", "bundleId", "productId", "purchaseDate",
+        ]
+        private static let renewalInfoMembers = ["originalTransactionId", "autoRenewProductId", "autoRenewStatus"]
+        private static let appTransactionMembers = ["bundleId", "receiptType", "originalApplicationVersion"]
+        private static let notificationMembers = ["notificationType", "notificationUUID"]
 
         /// The required members `payload` lacks; empty when it can be of this kind.
         public func missingMembers(in payload: JSONObject) -> [String] {
             requiredMembers.filter { payload[$0] == nil }
+        }
+
+        /// `true` when `payload` has every required member of this kind.
+        public func fits(_ payload: JSONObject) -> Bool {
+            requiredMembers.allSatisfy { payload[$0] != nil }
         }
 
         /// The members that say what a payload of this kind is about, without which it is no payload of this kind
@@ -71,8 +84,12 @@ public enum JWSPayload: Sendable, Hashable {
         /// Optional members (which Apple adds to several kinds at once, as `appTransactionId`) never decide.
         /// `nil` when no kind or more than one fits: the caller must say what it is.
         public static func guess(_ payload: JSONObject) -> Kind? {
-            let fitting = allCases.filter { $0.missingMembers(in: payload).isEmpty }
-            return fitting.count == 1 ? fitting.first : nil
+            var found: Kind?
+            for kind in allCases where kind.fits(payload) {
+                guard found == nil else { return nil }
+                found = kind
+            }
+            return found
         }
     }
 

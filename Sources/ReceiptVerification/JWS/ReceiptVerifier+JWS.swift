@@ -136,7 +136,9 @@ extension ReceiptVerifier {
                 reasons.append(Reason(.chainKeyRejected, "jws: the leaf's key cannot check ES256: \(error)"))
             }
         }
-        if !reasons.contains(where: Self.proves), let mismatch = Self.shapeReason(payload, member: request.member) {
+        if !reasons.contains(where: Self.proves),
+            let mismatch = Self.shapeReason(payload, stated: request.kind != nil, member: request.member)
+        {
             reasons.append(mismatch)
         }
         if !reasons.contains(where: Self.proves) {
@@ -172,8 +174,9 @@ extension ReceiptVerifier {
     /// Why a payload read as the kind it was stated to be is not one (``JWSPayload/Kind/mismatch(in:)``), or, for a
     /// notification, why its shape is not Apple's: more than one object naming its app, or a nested JWS member that
     /// is not a string (never skipped: it would hide what the notification is about).
-    private static func shapeReason(_ payload: JWSPayload, member: String?) -> Reason? {
-        if let mismatch = payload.kind.mismatch(in: payload.fields) {
+    /// A guessed kind fits by construction: only a stated one is checked.
+    private static func shapeReason(_ payload: JWSPayload, stated: Bool, member: String?) -> Reason? {
+        if stated, let mismatch = payload.kind.mismatch(in: payload.fields) {
             let place = member.map { "\($0) holds" } ?? "the JWS is"
             return Reason(.jwsKindMismatch, "jws: \(place) no \(payload.kind): \(mismatch)")
         }
@@ -192,7 +195,7 @@ extension ReceiptVerifier {
 
     /// Why no single kind fits a JWS found on its own.
     private static func unknownKindReason(_ payload: JSONObject) -> Reason {
-        let fitting = JWSPayload.Kind.allCases.filter { $0.missingMembers(in: payload).isEmpty }
+        let fitting = JWSPayload.Kind.allCases.filter { $0.fits(payload) }
         let why =
             fitting.isEmpty
             ? "it has the members of no kind (a transaction, a renewal info, an app transaction or a notification)"
