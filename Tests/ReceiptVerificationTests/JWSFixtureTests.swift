@@ -189,3 +189,62 @@ import Testing
         if !accepted { #expect(verdict.reason?.code == .policyAppAppleIDRejected, "\(verdict.reasons)") }
     }
 }
+
+/// The two x5c checks the fixtures cannot reach, with certificates made here by the `openssl` command from the test
+/// root: a last certificate that carries the root's name but is not self-issued (a cross-signed copy), and one that
+/// is self-issued under the root's name with another key (a lookalike), which OpenSSL alone would step around by
+/// building the path to the trusted root.
+@Suite(.enabled(if: OpenSSLTool.executable != nil, "openssl is not installed"))
+struct X5COrderTests {
+    static let certs = SharedTestData.packageRoot.appendingPathComponent("certs")
+
+    /// The valid transaction's JWS with `x5c[2]` replaced by the certificate in `pem`.
+    static func withRoot(_ pem: URL) throws -> String {
+        let text = try JWSFixtureTests.transaction(bundle: "org.example.app")
+        var parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        var header =
+            try JSONSerialization.jsonObject(with: JWSVerificationTests.decodedSegment(parts[0])) as? [String: Any]
+            ?? [:]
+        var x5c = try #require(header["x5c"] as? [String])
+        let body = try String(contentsOf: pem, encoding: .utf8).split(separator: "\n")
+            .filter { !$0.hasPrefix("-----") }.joined()
+        x5c[2] = body
+        header["x5c"] = x5c
+        parts[0] = JWSVerificationTests.base64URL(try JSONSerialization.data(withJSONObject: header))
+        return parts.joined(separator: ".")
+    }
+
+    static func openssl(_ arguments: [String], in folder: URL) throws {
+        #expect(try OpenSSLTool.run(arguments, in: folder) == 0, "openssl \(arguments.joined(separator: " "))")
+    }
+
+    @Test func aLastCertificateThatIsNotSelfIssuedIsOutOfOrder() throws {
+        let folder = try TemporaryFolder()
+        try Self.openssl(
+            [
+                "x509", "-in", Self.certs.appendingPathComponent("test-jws-root.pem").path, "-CA",
+                Self.certs.appendingPathComponent("other-jws-root.pem").path, "-CAkey",
+                Self.certs.appendingPathComponent("test-only-keys/other-jws-root.key.pem").path, "-preserve_dates",
+                "-set_serial", "99", "-out", "cross.pem",
+            ], in: folder.url)
+        let verdict = try JWSFixtureTests.verifier(allowXcode: false).verifyJWS(
+            try Self.withRoot(folder.url.appendingPathComponent("cross.pem")), kind: .transaction)
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .jwsX5COrder, "\(verdict.reasons)")
+    }
+
+    @Test func aLookalikeRootInX5CIsNotTheTrustedOne() throws {
+        let folder = try TemporaryFolder()
+        try Self.openssl(
+            ["ecparam", "-name", "secp384r1", "-genkey", "-noout", "-out", "lookalike.key"], in: folder.url)
+        try Self.openssl(
+            [
+                "x509", "-in", Self.certs.appendingPathComponent("test-jws-root.pem").path, "-signkey",
+                "lookalike.key", "-preserve_dates", "-out", "lookalike.pem",
+            ], in: folder.url)
+        let verdict = try JWSFixtureTests.verifier(allowXcode: false).verifyJWS(
+            try Self.withRoot(folder.url.appendingPathComponent("lookalike.pem")), kind: .transaction)
+        #expect(verdict.outcome == .invalid)
+        #expect(verdict.reason?.code == .chainUntrustedRoot, "\(verdict.reasons)")
+    }
+}

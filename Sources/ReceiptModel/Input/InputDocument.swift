@@ -78,6 +78,7 @@ public enum InputDocument: Sendable, Equatable {
 
     /// The one recognized member of a JSON object.
     static func member(ofJSON text: ArraySlice<UInt8>) throws(ReceiptError) -> InputDocument {
+        // A copy: the JSON reader works on an array of its own (a JSON input is small; receipts never get here).
         var reader = JSONReader(Array(text), maximumDepth: maximumDepth)
         let object: [JSONReader.Member]
         do {

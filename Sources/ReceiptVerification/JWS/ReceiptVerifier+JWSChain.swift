@@ -68,7 +68,7 @@ extension ReceiptVerifier {
             evaluation.reasons = [
                 Reason(
                     .chainUntrustedRoot,
-                    "chain: the path validated through \(path.last?.subject ?? "(none)") rather than x5c's own root \(parsed[2].subject)"
+                    "chain: the path validated through the trusted root \(path.last?.subject ?? "(none)"), not through x5c's own last certificate (\(parsed[2].subject), other bytes)"
                 )
             ]
             return evaluation
