@@ -53,6 +53,8 @@ public enum Entitlements {
             var entitlement = Entitlement(
                 productID: latest.productID, originalTransactionID: original, kind: kind, state: state,
                 expiresDate: expiry)
+            entitlement.bundleID = latest.bundleID
+            entitlement.environment = latest.environment
             entitlement.autoRenewStatus = renewal?.autoRenewStatus
             entitlement.autoRenewProductID = renewal?.autoRenewProductID
             entitlement.gracePeriodExpiresDate = grace
@@ -62,8 +64,11 @@ public enum Entitlements {
             (($0.purchaseDate ?? instant), $0.transactionID) < (($1.purchaseDate ?? instant), $1.transactionID)
         }
         guard let first else { return nil }
-        return Entitlement(
+        var entitlement = Entitlement(
             productID: first.productID, originalTransactionID: original, kind: kind,
             state: group.contains(where: cancelled) ? .revoked : .active, expiresDate: nil)
+        entitlement.bundleID = first.bundleID
+        entitlement.environment = first.environment
+        return entitlement
     }
 }

@@ -58,8 +58,11 @@ public final class Ledger: Sendable {
     }
 
     /// Records one verification; returns once it is durable, with what was new.
-    /// - Throws: ``LedgerError`` `ledger.unavailable`: nothing of it was recorded, and nothing may be credited.
+    /// - Throws: ``LedgerError`` `ledger.unavailable`: nothing of it was recorded, and nothing may be credited;
+    ///   `ledger.invalid_entry` for an entry holding a value outside ``LedgerLimits``, refused before it could
+    ///   join (and fail) a batch of other verifications.
     public func record(_ entry: LedgerEntry) async throws(LedgerError) -> LedgerOutcome {
+        if let reason = entry.unstorableReason() { throw LedgerError(.invalidEntry, reason) }
         let outcome = try await group.record(entry)
         if !entry.renewals.isEmpty || entry.notification != nil
             || entry.transactions.contains(where: { $0.source == .storeKit || $0.source == .notification })

@@ -9,6 +9,7 @@ public struct LedgerError: CodedError {
             case invalidLocation = "ledger.invalid_location"
             case invalidCatalogue = "ledger.invalid_catalogue"
             case migrationFailed = "ledger.migration_failed"
+            case invalidEntry = "ledger.invalid_entry"
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -21,6 +22,9 @@ public struct LedgerError: CodedError {
         public static let invalidCatalogue = Code(.invalidCatalogue)
         /// The schema could not be created or brought up to date (or is newer than this build knows).
         public static let migrationFailed = Code(.migrationFailed)
+        /// An entry with a value outside ``LedgerLimits`` (an account, an id, a product id): refused before it
+        /// joins a batch, so it fails alone and nothing of it is recorded.
+        public static let invalidEntry = Code(.invalidEntry)
 
         public var description: String { kind.rawValue }
     }

@@ -82,8 +82,10 @@ import Testing
     @Test func aRefundSeenLaterUpdatesTheKnownTransaction() {
         var refunded = Self.transaction("1")
         refunded.cancellationDate = Self.t0
+        var held = Self.transaction("1")
+        held.reportedWithoutAccount = true
         let (changes, outcomes) = LedgerPlan.decide(
-            [Self.entry([refunded])], snapshot: LedgerSnapshot(transactions: ["1": Self.transaction("1")]))
+            [Self.entry([refunded])], snapshot: LedgerSnapshot(transactions: ["1": held]))
         #expect(outcomes[0].knownTransactionIDs == ["1"])
         #expect(changes.updates.map(\.cancellationDate) == [Self.t0])
         #expect(changes.touched.isEmpty)

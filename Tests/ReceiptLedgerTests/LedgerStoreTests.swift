@@ -295,7 +295,7 @@ import Testing
             #expect(settings.0 == 2)
             #expect(settings.1 == "wal")
         case .postgres:
-            #expect(try place.database?.run("SELECT string_agg(version::text, ',') FROM ledger_schema") == "1,2")
+            #expect(try place.database?.run("SELECT string_agg(version::text, ',') FROM ledger_schema") == "1,2,3")
         }
         for store in stores { await store.close() }
     }

@@ -17,6 +17,10 @@ public struct Entitlement: Sendable, Hashable {
     public var productID: String
     public var originalTransactionID: String
     public var kind: ProductKind
+    /// The app the purchase was made in, and Apple's environment for it (`Production`, `Sandbox`; empty when the
+    /// source did not say): a Sandbox purchase is never a paid one.
+    public var bundleID = ""
+    public var environment = ""
     public var state: State
     /// The latest known expiry, for subscriptions.
     public var expiresDate: ReceiptDate?

@@ -8,8 +8,9 @@ extension LedgerEntry {
     /// The entry for one verification: the audit facts, and the transactions of the receipt when the verdict
     /// is `valid` (from the locally verified receipt, or from Apple's answer when Apple decided).
     ///
-    /// A purchase record without a transaction id, or with an id or product id that is not UTF-8 or holds
-    /// U+0000, cannot be a transaction Apple issued and is left out.
+    /// A purchase record whose ids or product id are outside ``LedgerLimits`` cannot be a transaction Apple issued
+    /// and is left out. When Apple decided (the remote fallback), its unsigned answer only adds what it can be
+    /// tied to the receipt (``TransactionRecorder/transactions(decidedRemotely:)``).
     /// - Parameters:
     ///   - received: the receipt as the client sent it; its decoded bytes are hashed for the audit entry.
     ///   - catalogue: the operator's product kinds, which win over the receipt's.
@@ -23,19 +24,10 @@ extension LedgerEntry {
         // Xcode: verified, never recorded as purchases.
         if verdict.isValid, verdict.environment != .xcode {
             let recorder = TransactionRecorder(time: time, catalogue: catalogue)
-            if result.decidedBy == .remote, let response = result.appleResponse {
-                transactions = recorder.transactions(in: response)
+            if result.decidedBy == .remote {
+                transactions = recorder.transactions(decidedRemotely: result)
             } else {
-                switch verdict.receipt {
-                case .appReceipt(let receipt)?:
-                    transactions = recorder.transactions(
-                        in: receipt.payload, environment: verdict.environment?.rawValue ?? "")
-                case .iOS6(let receipt)?:
-                    transactions = recorder.transactions(
-                        in: receipt, environment: verdict.environment?.rawValue ?? receipt.environment ?? "")
-                case nil:
-                    break
-                }
+                transactions = recorder.transactions(in: verdict.receipt, environment: verdict.environment)
             }
         }
         self.init(
@@ -110,13 +102,11 @@ extension LedgerEntry {
         _ payload: NotificationV2, received: ReceiptDate, about transaction: LedgerTransaction?,
         _ renewal: LedgerRenewal?
     ) -> LedgerNotification? {
-        guard let id = payload.notificationUUID, !id.isEmpty, id.utf8.count <= LedgerNotification.maximumIDLength,
-            TransactionRecorder.storable(id)
-        else { return nil }
-        let text = { (value: String?) in value.flatMap { TransactionRecorder.storable($0) ? $0 : nil } }
+        guard let id = payload.notificationUUID, LedgerLimits.isNotificationID(id) else { return nil }
+        let name = { (value: String?) in LedgerLimits.text(value, maximum: LedgerLimits.maximumNameLength) }
         return LedgerNotification(
-            id: id, version: "2", notificationType: text(payload.notificationType?.rawValue) ?? "",
-            subtype: text(payload.subtype?.rawValue),
+            id: id, version: "2", notificationType: name(payload.notificationType?.rawValue) ?? "",
+            subtype: name(payload.subtype?.rawValue),
             signedDate: payload.signedDate, received: received,
             originalTransactionID: transaction?.originalTransactionID ?? renewal?.originalTransactionID)
     }
@@ -127,15 +117,30 @@ struct TransactionRecorder {
     let time: ReceiptDate
     let catalogue: ProductCatalogue
 
+    /// A receipt verified locally: its purchase records, signed when Apple created the receipt.
+    func transactions(in receipt: ReceiptInput?, environment: ReceiptEnvironment?) -> [LedgerTransaction] {
+        switch receipt {
+        case .appReceipt(let receipt)?:
+            transactions(in: receipt.payload, environment: environment?.rawValue ?? "")
+        case .iOS6(let receipt)?:
+            transactions(in: receipt, environment: environment?.rawValue ?? receipt.environment ?? "")
+        case nil:
+            []
+        }
+    }
+
     func transactions(in payload: ReceiptPayload, environment: String) -> [LedgerTransaction] {
         let bundleID = payload.bundleID ?? ""
         return payload.inAppPurchases.compactMap { purchase in
-            make(
+            var transaction = make(
                 id: purchase.transactionID, original: purchase.originalTransactionID, product: purchase.productID,
                 reported: ProductKind(purchase.productType), bundleID: bundleID, environment: environment,
                 purchase: purchase.purchaseDate, expires: purchase.expiresDate,
                 cancellation: purchase.cancellationDate, webOrder: purchase.webOrderLineItemID.map(String.init),
                 source: .receipt)
+            // Apple signs a receipt when it creates it: what it shows is Apple's statement as of then.
+            transaction?.signedDate = payload.creationDate
+            return transaction
         }
     }
 
@@ -150,17 +155,60 @@ struct TransactionRecorder {
         ].compactMap { $0 }
     }
 
-    /// Apple's `in_app` and `latest_receipt_info`, each transaction once.
-    func transactions(in response: VerifyReceiptResponse) -> [LedgerTransaction] {
-        let bundleID = response.bundleID ?? ""
-        let environment = response.effectiveEnvironment ?? ""
-        return (response.inApp + response.latestReceiptInfo).compactMap { info in
-            make(
-                id: info.transactionID, original: info.originalTransactionID, product: info.productID,
-                reported: .unknown, bundleID: bundleID, environment: environment, purchase: info.purchaseDate,
-                expires: info.expiresDate, cancellation: info.cancellationDate,
-                webOrder: info.json.text("web_order_line_item_id"), source: .appleVerifyReceipt)
+    /// A receipt Apple decided (the remote fallback): the receipt's own purchase records, decoded from exactly the
+    /// bytes Apple was sent, and the renewals Apple's answer adds that can be tied to them
+    /// (``renewals(in:tiedTo:environment:)``). Apple's answer is JSON over TLS that no one signed: it never
+    /// replaces what the receipt says. When the receipt was proven locally (Apple asked only for a subscription's
+    /// current state), its records are signed facts; when it was not (the local verdict was inconclusive), they
+    /// stand on Apple's word and are recorded as `apple_verify_receipt`, for the next signed statement to
+    /// supersede.
+    func transactions(decidedRemotely result: AttributedVerdict) -> [LedgerTransaction] {
+        let local = result.localVerdict
+        var own: [LedgerTransaction]
+        if local.isValid {
+            own = transactions(in: local.receipt, environment: local.environment)
+        } else {
+            own = transactions(in: local.receipt, environment: result.verdict.environment).map {
+                var unsigned = $0
+                unsigned.source = .appleVerifyReceipt
+                unsigned.signedDate = nil
+                return unsigned
+            }
         }
+        guard let response = result.appleResponse else { return own }
+        let environment = response.effectiveEnvironment ?? result.verdict.environment?.rawValue ?? ""
+        return own + renewals(in: response, tiedTo: own, environment: environment)
+    }
+
+    /// What Apple's unsigned answer may add: an entry of `in_app` or `latest_receipt_info` the receipt does not
+    /// list, under one of the receipt's own original transaction ids, for a product the receipt lists under that
+    /// id, with an expiry (a subscription period), in the receipt's bundle (Apple's answer names the same one, or
+    /// the fallback would not have let it decide). It is recorded as `apple_verify_receipt`, without a
+    /// cancellation (an unsigned word never revokes anything), and the ledger records it only while its purchase
+    /// is unbound or bound to the account the verification names.
+    func renewals(in response: VerifyReceiptResponse, tiedTo own: [LedgerTransaction], environment: String)
+        -> [LedgerTransaction]
+    {
+        guard let bundleID = own.first?.bundleID, !bundleID.isEmpty, response.bundleID == bundleID else { return [] }
+        var products: [String: Set<String>] = [:]
+        for transaction in own {
+            products[transaction.originalTransactionID, default: []].insert(transaction.productID)
+        }
+        var listed = Set(own.map(\.transactionID))
+        var added: [LedgerTransaction] = []
+        for info in response.inApp + response.latestReceiptInfo {
+            guard let id = info.transactionID, !listed.contains(id), let original = info.originalTransactionID,
+                let product = info.productID, products[original]?.contains(product) == true,
+                let expires = info.expiresDate,
+                let transaction = make(
+                    id: id, original: original, product: product, reported: .unknown, bundleID: bundleID,
+                    environment: environment, purchase: info.purchaseDate, expires: expires, cancellation: nil,
+                    webOrder: info.json.text("web_order_line_item_id"), source: .appleVerifyReceipt)
+            else { continue }
+            listed.insert(id)
+            added.append(transaction)
+        }
+        return added
     }
 
     /// A verified StoreKit 2 transaction (on its own or nested in a notification).
@@ -176,46 +224,49 @@ struct TransactionRecorder {
             purchase: jws.purchaseDate, expires: jws.isUpgraded == true ? nil : jws.expiresDate,
             cancellation: jws.revocationDate,
             webOrder: jws.webOrderLineItemID, source: source)
-        transaction?.appAccountToken = jws.appAccountToken.flatMap {
-            Self.storable($0) && $0.utf8.count <= 256 ? $0 : nil
-        }
+        transaction?.appAccountToken = LedgerLimits.text(jws.appAccountToken, maximum: LedgerLimits.maximumTokenLength)
         transaction?.signedDate = jws.signedDate
         return transaction
     }
 
-    /// A verified StoreKit 2 renewal info, ordered by its signed date; `nil` without an original transaction id or
-    /// a signed date.
+    /// A verified StoreKit 2 renewal info, ordered by its signed date; `nil` without a usable original transaction id
+    /// or a signed date.
     func renewal(_ jws: JWSRenewalInfo) -> LedgerRenewal? {
-        guard let original = jws.originalTransactionID, Self.storable(original), !original.isEmpty,
+        guard let original = jws.originalTransactionID, LedgerLimits.isIdentifier(original),
             let signed = jws.signedDate
         else { return nil }
-        let text = { (value: String?) in value.flatMap { Self.storable($0) ? $0 : nil } }
+        let product = { (value: String?) in LedgerLimits.text(value, maximum: LedgerLimits.maximumProductIDLength) }
         return LedgerRenewal(
-            originalTransactionID: original, productID: text(jws.productID),
-            autoRenewProductID: text(jws.autoRenewProductID), autoRenewStatus: jws.autoRenewStatus?.rawValue,
+            originalTransactionID: original, productID: product(jws.productID),
+            autoRenewProductID: product(jws.autoRenewProductID), autoRenewStatus: jws.autoRenewStatus?.rawValue,
             isInBillingRetryPeriod: jws.isInBillingRetryPeriod, gracePeriodExpiresDate: jws.gracePeriodExpiresDate,
             expirationIntent: jws.expirationIntent?.rawValue, renewalDate: jws.renewalDate,
             offerType: jws.offerType?.rawValue,
-            offerIdentifier: text(jws.offerIdentifier).flatMap { $0.utf8.count <= 256 ? $0 : nil },
-            environment: text(jws.environment?.rawValue) ?? "", signedDate: signed, updated: time)
+            offerIdentifier: LedgerLimits.text(jws.offerIdentifier, maximum: LedgerLimits.maximumTokenLength),
+            environment: LedgerLimits.text(jws.environment?.rawValue, maximum: LedgerLimits.maximumNameLength) ?? "",
+            signedDate: signed, updated: time)
     }
 
+    /// One transaction, or `nil` when its ids or product id are outside ``LedgerLimits`` (it cannot be Apple's). An
+    /// absent original transaction id is the transaction id; an absent product id is empty; a bundle id or
+    /// environment outside the limits is recorded empty.
     private func make(
         id: String?, original: String?, product: String?, reported: ProductKind, bundleID: String,
         environment: String, purchase: ReceiptDate?, expires: ReceiptDate?, cancellation: ReceiptDate?,
         webOrder: String?, source: LedgerSource
     ) -> LedgerTransaction? {
-        guard let id, Self.storable(id), !id.isEmpty else { return nil }
-        let original = original.flatMap { Self.storable($0) && !$0.isEmpty ? $0 : nil } ?? id
-        let product = product.flatMap { Self.storable($0) ? $0 : nil } ?? ""
+        guard let id, LedgerLimits.isIdentifier(id) else { return nil }
+        let original = original.flatMap { $0.isEmpty ? nil : $0 }
+        if let original, !LedgerLimits.isIdentifier(original) { return nil }
+        if let product, !LedgerLimits.isText(product, maximum: LedgerLimits.maximumProductIDLength) { return nil }
+        let product = product ?? ""
         return LedgerTransaction(
-            transactionID: id, originalTransactionID: original, productID: product,
-            kind: catalogue.kind(of: product, reported: reported), bundleID: Self.storable(bundleID) ? bundleID : "",
-            environment: environment, purchaseDate: purchase, expiresDate: expires, cancellationDate: cancellation,
-            webOrderLineItemID: webOrder.flatMap { Self.storable($0) ? $0 : nil }, source: source, firstSeen: time,
-            lastSeen: time)
+            transactionID: id, originalTransactionID: original ?? id, productID: product,
+            kind: catalogue.kind(of: product, reported: reported),
+            bundleID: LedgerLimits.text(bundleID, maximum: LedgerLimits.maximumProductIDLength) ?? "",
+            environment: LedgerLimits.text(environment, maximum: LedgerLimits.maximumNameLength) ?? "",
+            purchaseDate: purchase, expiresDate: expires, cancellationDate: cancellation,
+            webOrderLineItemID: webOrder.flatMap { LedgerLimits.isIdentifier($0) ? $0 : nil }, source: source,
+            firstSeen: time, lastSeen: time)
     }
-
-    /// Text both stores hold as is: no U+0000.
-    static func storable(_ text: String) -> Bool { !text.utf8.contains(0) }
 }

@@ -30,6 +30,11 @@ public struct LedgerEntry: Sendable {
     /// (``LedgerOutcome/subscriptions``), as the entry's batch leaves them: read with the batch's own snapshot, so
     /// a caller that answers from what the ledger holds pays no read of its own.
     public var readsSubscriptions: [String] = []
+    /// Whether the verification reports new transactions to a backend: to the purchase's owner when it names the
+    /// owner's account, to callers naming no account when it names none. A notification (``notification``) never
+    /// does, whatever this says: Apple's push records facts and leaves every transaction pending for those who
+    /// credit it (docs/ledger.md, "New to whom").
+    public var reportsNew = true
     public var onConflict: ConflictPolicy
 
     public init(
@@ -55,5 +60,41 @@ public struct LedgerEntry: Sendable {
     public static func isValidAccount(_ account: String) -> Bool {
         let count = account.utf8.count
         return count >= 1 && count <= maximumAccountLength && !account.utf8.contains(0)
+    }
+
+    /// Why the entry cannot be recorded as it is (a value outside ``LedgerLimits``), or `nil`. Checked before the
+    /// entry joins a batch, so that it fails alone.
+    func unstorableReason() -> String? {
+        if let account, !Self.isValidAccount(account) {
+            return "the account is not 1-256 bytes of UTF-8 without U+0000"
+        }
+        for transaction in transactions {
+            guard LedgerLimits.isIdentifier(transaction.transactionID),
+                LedgerLimits.isIdentifier(transaction.originalTransactionID),
+                transaction.webOrderLineItemID.map(LedgerLimits.isIdentifier) ?? true
+            else { return "a transaction's ids are not 1-64 letters, digits, '.', '-' or '_'" }
+            guard LedgerLimits.isText(transaction.productID, maximum: LedgerLimits.maximumProductIDLength),
+                LedgerLimits.isText(transaction.bundleID, maximum: LedgerLimits.maximumProductIDLength),
+                LedgerLimits.isText(transaction.environment, maximum: LedgerLimits.maximumNameLength),
+                LedgerLimits.isText(transaction.source.rawValue, maximum: LedgerLimits.maximumNameLength),
+                transaction.appAccountToken.map({ LedgerLimits.isText($0, maximum: LedgerLimits.maximumTokenLength) })
+                    ?? true
+            else { return "a transaction's product id, bundle id, environment or token is outside the limits" }
+        }
+        for renewal in renewals where !LedgerLimits.isIdentifier(renewal.originalTransactionID) {
+            return "a renewal info's original transaction id is outside the limits"
+        }
+        if let notification {
+            guard LedgerLimits.isNotificationID(notification.id),
+                LedgerLimits.isText(notification.notificationType, maximum: LedgerLimits.maximumNameLength),
+                notification.subtype.map({ LedgerLimits.isText($0, maximum: LedgerLimits.maximumNameLength) }) ?? true,
+                notification.unverifiedHints.map({ $0.utf8.count <= LedgerLimits.maximumHintsLength }) ?? true
+            else { return "the notification's id, type or hints are outside the limits" }
+        }
+        let audit = [endpoint, receiptSHA256, decidedBy, reason ?? ""]
+        guard audit.allSatisfy({ LedgerLimits.isText($0, maximum: LedgerLimits.maximumTokenLength) }) else {
+            return "the audit entry's endpoint, digest, reason or decider is outside the limits"
+        }
+        return nil
     }
 }

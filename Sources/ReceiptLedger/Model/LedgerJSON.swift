@@ -101,6 +101,8 @@ public enum LedgerJSON {
             writer.field("product_id", entitlement.productID)
             writer.field("original_transaction_id", entitlement.originalTransactionID)
             writer.field("kind", entitlement.kind.rawValue)
+            writer.field("bundle_id", entitlement.bundleID)
+            writer.field("environment", entitlement.environment)
             writer.field("state", entitlement.state.rawValue)
             if let expiry = entitlement.expiresDate {
                 writer.field("expires_date_ms", String(expiry.millisecondsSince1970))

@@ -15,5 +15,11 @@ public struct LedgerSource: RawRepresentable, Sendable, Hashable, CustomStringCo
     /// A transaction nested in an App Store Server Notification V2, verified locally.
     public static let notification = LedgerSource(rawValue: "notification_v2")
 
+    /// Whether Apple signed what this source reports and the package verified the signature locally. Apple's
+    /// verifyReceipt answer is JSON over TLS, signed by no one: what it alone reports is recorded only where it
+    /// can be tied to a verified receipt, never changes a fact a signed source recorded, and is superseded by the
+    /// next signed statement about the transaction (docs/ledger.md, "Signed facts and unsigned words").
+    public var isSigned: Bool { self != .appleVerifyReceipt }
+
     public var description: String { rawValue }
 }

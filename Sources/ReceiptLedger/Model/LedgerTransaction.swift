@@ -19,18 +19,29 @@ public struct LedgerTransaction: Sendable, Hashable {
     public var appAccountToken: String?
     public var firstSeen: ReceiptDate
     public var lastSeen: ReceiptDate
-    /// When Apple signed the latest StoreKit 2 statement about this transaction (a JWS, or one nested in a
-    /// notification); `nil` while only receipts reported it. A later-signed statement decides whether the
-    /// transaction is refunded (a `REFUND_REVERSED` clears a refund).
+    /// When Apple signed the latest statement about this transaction: a StoreKit 2 JWS's `signedDate` (on its own
+    /// or nested in a notification), or an app receipt's creation date (Apple signs a receipt when it creates
+    /// it). `nil` when no source said when it was signed (an iOS 6 receipt, Apple's unsigned verifyReceipt
+    /// answer). The later-signed statement decides whether the transaction is refunded (a `REFUND_REVERSED`
+    /// signed after a receipt that showed the refund lifts it).
     public var signedDate: ReceiptDate?
+    /// Whether the transaction was reported new to its purchase's owner (a verification naming the account its
+    /// original transaction id is bound to). Until then it is pending for the owner, whoever else saw it.
+    public var reportedToOwner = false
+    /// Whether the transaction was reported new to a verification naming no account (`/verifyReceipt`, or
+    /// `/v1/verify` without `account`). Notifications report to no one.
+    public var reportedWithoutAccount = false
 
     public init(
         transactionID: String, originalTransactionID: String, productID: String, kind: ProductKind,
         bundleID: String, environment: String, purchaseDate: ReceiptDate? = nil, expiresDate: ReceiptDate? = nil,
         cancellationDate: ReceiptDate? = nil, webOrderLineItemID: String? = nil, source: LedgerSource,
-        firstSeen: ReceiptDate, lastSeen: ReceiptDate, signedDate: ReceiptDate? = nil
+        firstSeen: ReceiptDate, lastSeen: ReceiptDate, signedDate: ReceiptDate? = nil, reportedToOwner: Bool = false,
+        reportedWithoutAccount: Bool = false
     ) {
         self.signedDate = signedDate
+        self.reportedToOwner = reportedToOwner
+        self.reportedWithoutAccount = reportedWithoutAccount
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
         self.productID = productID
@@ -46,30 +57,48 @@ public struct LedgerTransaction: Sendable, Hashable {
         self.lastSeen = lastSeen
     }
 
-    /// What the ledger keeps when it sees a known transaction again: the first sighting, the latest
-    /// `lastSeen`, a cancellation once one is reported (removed only by a StoreKit 2 statement Apple signed later
-    /// than the one that decided it: a refund reversed), a kind once one is known, and the latest expiry.
+    /// What the ledger keeps when it sees a known transaction again.
+    ///
+    /// - An unsigned sighting (``LedgerSource/isSigned``) changes nothing but `lastSeen`: Apple's unsigned answer
+    ///   never rewrites a recorded fact.
+    /// - A signed sighting of a transaction only an unsigned source reported replaces every fact with its own
+    ///   (the first sighting and the reporting state stay).
+    /// - Between signed sightings: the first sighting stays, `lastSeen` moves forward, the statement Apple signed
+    ///   later decides the refund (a refund shown by an earlier statement is lifted by a later one without it:
+    ///   a `REFUND_REVERSED`, or a receipt created after it), a kind is kept once known, and the latest expiry
+    ///   wins. A statement of unknown signing time (an iOS 6 receipt) never removes a refund.
     func merged(with seen: LedgerTransaction) -> LedgerTransaction {
         var merged = self
         merged.lastSeen = max(lastSeen, seen.lastSeen)
+        guard seen.source.isSigned else { return merged }
+        guard source.isSigned else {
+            merged = seen
+            merged.firstSeen = firstSeen
+            merged.lastSeen = max(lastSeen, seen.lastSeen)
+            if merged.kind == .unknown { merged.kind = kind }
+            merged.appAccountToken = seen.appAccountToken ?? appAccountToken
+            merged.reportedToOwner = reportedToOwner
+            merged.reportedWithoutAccount = reportedWithoutAccount
+            return merged
+        }
         switch (signedDate, seen.signedDate) {
         case (let held?, let signed?):
-            // Two StoreKit 2 statements: the one Apple signed later decides the refund either way (REFUND,
-            // REFUND_REVERSED); an earlier one (a replayed JWS) changes nothing about it.
+            // The statement Apple signed later decides the refund either way; an earlier one (a replayed JWS or an
+            // older receipt) changes nothing about it.
             if signed > held {
                 merged.cancellationDate = seen.cancellationDate
                 merged.signedDate = signed
             }
         case (nil, let signed?):
-            // The first signed statement about a transaction known from receipts: it may add a refund, never
-            // remove one a receipt showed (it may be older than that receipt).
+            // The first statement of known signing time about a transaction known only from statements of unknown
+            // time: it may add a refund, never remove one they showed (it may be older than they are).
             if merged.cancellationDate == nil { merged.cancellationDate = seen.cancellationDate }
             merged.signedDate = signed
         case (nil, nil):
-            // Receipts: a refund once shown stays.
+            // Statements of unknown signing time: a refund once shown stays, and one may be added.
             if merged.cancellationDate == nil { merged.cancellationDate = seen.cancellationDate }
         case (_?, nil):
-            // A receipt, of no known signing time, about a transaction a signed statement decided: nothing.
+            // Of unknown signing time, about a transaction a statement of known time decided: nothing.
             break
         }
         if merged.kind == .unknown { merged.kind = seen.kind }

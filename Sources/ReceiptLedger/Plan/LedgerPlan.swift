@@ -21,7 +21,11 @@ public enum LedgerPlan {
             guard entry.verdict == .valid else { continue }
             for transaction in entry.transactions {
                 transactionIDs.insert(transaction.transactionID)
-                if entry.account != nil { owned.insert(transaction.originalTransactionID) }
+                // Owners matter to a verification naming an account (binding, conflicts, "new" to the owner) and to
+                // an unsigned word, which may add nothing to another account's purchase.
+                if entry.account != nil || !transaction.source.isSigned {
+                    owned.insert(transaction.originalTransactionID)
+                }
             }
             for renewal in entry.renewals { renewed.insert(renewal.originalTransactionID) }
             if let notification = entry.notification { notifications.insert(notification.id) }
@@ -70,32 +74,50 @@ public enum LedgerPlan {
                 }
             }
             var outcome = LedgerOutcome(conflicts: conflicts)
-            // A purchase bound to another account is that account's to be told about: its transactions the
-            // ledger does not hold yet are neither recorded nor reported new here (they are listed in the
-            // conflict), so the owner's own verification finds them new.
-            let conflicted = Set(conflicts.map(\.originalTransactionID))
-            for transaction in transactions {
+            let reportsNew = entry.reportsNew && entry.notification == nil
+            for var transaction in transactions {
                 let id = transaction.transactionID
-                if state.transactions[id] == nil, conflicted.contains(transaction.originalTransactionID) { continue }
+                let owner = state.owners[transaction.originalTransactionID]
+                // "New" is per audience: the purchase's owner (a verification naming the account it is bound to),
+                // or callers naming no account. A conflicting account is neither; Apple's notifications report to
+                // no one. Each audience is told once, under the writer lock, whoever saw the transaction first.
+                let toOwner = entry.account.map { account in owner.map { $0.utf8.elementsEqual(account.utf8) } ?? false
+                }
+                let withoutAccount = entry.account == nil && reportsNew
                 guard let held = state.transactions[id] else {
+                    // An unsigned word adds nothing to a purchase bound to another account than the one named.
+                    if !transaction.source.isSigned, owner != nil, toOwner != true { continue }
+                    transaction.reportedToOwner = toOwner == true
+                    transaction.reportedWithoutAccount = withoutAccount
                     state.transactions[id] = transaction
                     inserted[id] = changes.inserts.count
                     changes.inserts.append(transaction)
                     if let token = transaction.appAccountToken { changes.accountTokens.append((id, token)) }
-                    outcome.newTransactionIDs.append(id)
+                    // A notification's answer lists what it recorded first, which consumes no one's "new".
+                    if toOwner == true || withoutAccount || !reportsNew { outcome.newTransactionIDs.append(id) }
                     continue
                 }
-                outcome.knownTransactionIDs.append(id)
+                var merged = held.merged(with: transaction)
+                if toOwner == true, !held.reportedToOwner {
+                    merged.reportedToOwner = true
+                    outcome.newTransactionIDs.append(id)
+                } else if withoutAccount, !held.reportedWithoutAccount {
+                    merged.reportedWithoutAccount = true
+                    outcome.newTransactionIDs.append(id)
+                } else {
+                    outcome.knownTransactionIDs.append(id)
+                }
                 if let token = transaction.appAccountToken, held.appAccountToken == nil, inserted[id] == nil {
                     changes.accountTokens.append((id, token))
                 }
                 // Seen again with nothing new (the common case: a receipt verified again): only its last-seen
                 // time moves, by the batch's one touch; no copy of the record is made.
-                if inserted[id] == nil, updated[id] == nil, !transaction.addsFacts(to: held) {
+                var unchanged = merged
+                unchanged.lastSeen = held.lastSeen
+                if inserted[id] == nil, updated[id] == nil, unchanged == held {
                     touched.insert(id)
                     continue
                 }
-                let merged = held.merged(with: transaction)
                 state.transactions[id] = merged
                 if let position = inserted[id] {
                     changes.inserts[position] = merged

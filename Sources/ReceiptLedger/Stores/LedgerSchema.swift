@@ -13,13 +13,17 @@
 /// - `ledger_notifications`: one row per notification id (primary key: a retry is recorded once), V1's unsigned
 ///   members kept as unverified hints.
 /// - `ledger_account_tokens`: a transaction's `appAccountToken`, written once.
+/// Version 3 (new to whom):
+/// - `ledger_transactions.reported_to_owner` and `reported_without_account`: whether the transaction was reported
+///   new to its purchase's owner, and to a verification naming no account (1 for rows written before, which the
+///   earlier rule reported new once already).
 /// Dates are milliseconds since 1970 (UTC), as Apple writes them.
 enum LedgerSchema {
     enum Dialect { case sqlite, postgres }
 
     /// The migrations, oldest first; index + 1 is the version.
     static func migrations(_ dialect: Dialect) -> [[String]] {
-        [version1(dialect), version2(dialect)]
+        [version1(dialect), version2(dialect), version3(dialect)]
     }
 
     static var latestVersion: Int { migrations(.sqlite).count }
@@ -148,6 +152,14 @@ enum LedgerSchema {
         ]
     }
 
+    private static func version3(_ dialect: Dialect) -> [String] {
+        let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+        return [
+            "ALTER TABLE ledger_transactions ADD COLUMN reported_to_owner \(integer) NOT NULL DEFAULT 1",
+            "ALTER TABLE ledger_transactions ADD COLUMN reported_without_account \(integer) NOT NULL DEFAULT 1",
+        ]
+    }
+
     /// The columns of `ledger_renewals`, in the order stores read and write them.
     static let renewalColumns =
         "original_transaction_id, product_id, auto_renew_product_id, auto_renew_status, in_billing_retry, "
@@ -172,7 +184,7 @@ enum LedgerSchema {
     static let transactionColumns =
         "transaction_id, original_transaction_id, product_id, kind, bundle_id, environment, purchase_date_ms, "
         + "expires_date_ms, cancellation_date_ms, web_order_line_item_id, source, first_seen_ms, last_seen_ms, "
-        + "signed_date_ms"
+        + "signed_date_ms, reported_to_owner, reported_without_account"
 
     /// The columns of `ledger_audit` as the audit command reads them.
     static let auditColumns =

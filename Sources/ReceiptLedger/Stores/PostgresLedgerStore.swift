@@ -187,23 +187,23 @@ public final class PostgresLedgerStore: LedgerStore {
             try await connection.query(
                 PostgresQuery(
                     unsafeSQL: "INSERT INTO ledger_transactions (\(LedgerSchema.transactionColumns)) SELECT * FROM "
-                        + "jsonb_to_recordset($1::jsonb) AS x(transaction_id text, original_transaction_id text, "
-                        + "product_id text, kind text, bundle_id text, environment text, purchase_date_ms bigint, "
-                        + "expires_date_ms bigint, cancellation_date_ms bigint, web_order_line_item_id text, "
-                        + "source text, first_seen_ms bigint, last_seen_ms bigint, signed_date_ms bigint)",
+                        + "jsonb_to_recordset($1::jsonb) AS x(\(Self.transactionRecord))",
                     binds: binds(records(changes.inserts))), logger: logger)
         }
         if !changes.updates.isEmpty {
+            // Every column but the key and the first sighting: a signed statement may replace what an unsigned one
+            // recorded (LedgerTransaction.merged(with:)).
             try await connection.query(
                 PostgresQuery(
                     unsafeSQL:
-                        "UPDATE ledger_transactions AS t SET kind = x.kind, expires_date_ms = x.expires_date_ms, "
+                        "UPDATE ledger_transactions AS t SET original_transaction_id = x.original_transaction_id, "
+                        + "product_id = x.product_id, kind = x.kind, bundle_id = x.bundle_id, environment = "
+                        + "x.environment, purchase_date_ms = x.purchase_date_ms, expires_date_ms = x.expires_date_ms, "
                         + "cancellation_date_ms = x.cancellation_date_ms, web_order_line_item_id = "
-                        + "x.web_order_line_item_id, last_seen_ms = GREATEST(t.last_seen_ms, x.last_seen_ms), "
-                        + "signed_date_ms = x.signed_date_ms FROM "
-                        + "jsonb_to_recordset($1::jsonb) AS x(transaction_id text, kind text, expires_date_ms bigint, "
-                        + "cancellation_date_ms bigint, web_order_line_item_id text, last_seen_ms bigint, "
-                        + "signed_date_ms bigint) "
+                        + "x.web_order_line_item_id, source = x.source, "
+                        + "last_seen_ms = GREATEST(t.last_seen_ms, x.last_seen_ms), signed_date_ms = x.signed_date_ms, "
+                        + "reported_to_owner = x.reported_to_owner, reported_without_account = "
+                        + "x.reported_without_account FROM jsonb_to_recordset($1::jsonb) AS x(\(Self.transactionRecord)) "
                         + "WHERE t.transaction_id = x.transaction_id",
                     binds: binds(records(changes.updates))), logger: logger)
         }
@@ -260,8 +260,16 @@ public final class PostgresLedgerStore: LedgerStore {
     // MARK: - Rows
 
     typealias TransactionRow = (
-        String, String, String, String, String, String, Int64?, Int64?, Int64?, String?, String, Int64, Int64, Int64?
+        String, String, String, String, String, String, Int64?, Int64?, Int64?, String?, String, Int64, Int64, Int64?,
+        Int64, Int64
     )
+
+    /// The columns of ``LedgerSchema/transactionColumns`` with their types, for `jsonb_to_recordset`.
+    static let transactionRecord =
+        "transaction_id text, original_transaction_id text, product_id text, kind text, bundle_id text, "
+        + "environment text, purchase_date_ms bigint, expires_date_ms bigint, cancellation_date_ms bigint, "
+        + "web_order_line_item_id text, source text, first_seen_ms bigint, last_seen_ms bigint, signed_date_ms bigint, "
+        + "reported_to_owner bigint, reported_without_account bigint"
 
     private static func transaction(_ row: TransactionRow) -> LedgerTransaction {
         LedgerTransaction(
@@ -270,7 +278,8 @@ public final class PostgresLedgerStore: LedgerStore {
             purchaseDate: date(row.6), expiresDate: date(row.7), cancellationDate: date(row.8),
             webOrderLineItemID: row.9, source: LedgerSource(rawValue: row.10),
             firstSeen: ReceiptDate(clampingMillisecondsSince1970: row.11),
-            lastSeen: ReceiptDate(clampingMillisecondsSince1970: row.12), signedDate: date(row.13))
+            lastSeen: ReceiptDate(clampingMillisecondsSince1970: row.12), signedDate: date(row.13),
+            reportedToOwner: row.14 != 0, reportedWithoutAccount: row.15 != 0)
     }
 
     private static func date(_ milliseconds: Int64?) -> ReceiptDate? {
@@ -297,6 +306,8 @@ public final class PostgresLedgerStore: LedgerStore {
             writer.field("first_seen_ms", transaction.firstSeen.millisecondsSince1970)
             writer.field("last_seen_ms", transaction.lastSeen.millisecondsSince1970)
             number("signed_date_ms", transaction.signedDate?.millisecondsSince1970, to: &writer)
+            writer.field("reported_to_owner", Int64(transaction.reportedToOwner ? 1 : 0))
+            writer.field("reported_without_account", Int64(transaction.reportedWithoutAccount ? 1 : 0))
             writer.endObject()
         }
         writer.endArray()
@@ -414,15 +425,15 @@ public final class PostgresLedgerStore: LedgerStore {
             for try await row in rows.decode(
                 (
                     String, String, String, String, String, String, Int64?, Int64?, Int64?, String?, String, Int64,
-                    Int64, Int64?, String?
+                    Int64, Int64?, Int64, Int64, String?
                 ).self)
             {
                 let transaction = Self.transaction(
                     (
                         row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12,
-                        row.13
+                        row.13, row.14, row.15
                     ))
-                found = (transaction, row.14)
+                found = (transaction, row.16)
             }
             if var (transaction, owner) = found {
                 let tokens = try await connection.query(

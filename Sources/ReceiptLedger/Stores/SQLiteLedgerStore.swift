@@ -212,22 +212,19 @@ public final class SQLiteLedgerStore: LedgerStore {
         if !changes.inserts.isEmpty {
             let insert = try db.cachedStatement(
                 sql: "INSERT INTO ledger_transactions (\(LedgerSchema.transactionColumns)) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
             for transaction in changes.inserts { try insert.execute(arguments: arguments(transaction)) }
         }
         if !changes.updates.isEmpty {
+            // Every column but the key and the first sighting (?12, bound and unused): a signed statement may
+            // replace what an unsigned one recorded (LedgerTransaction.merged(with:)).
             let update = try db.cachedStatement(
-                sql: "UPDATE ledger_transactions SET kind = ?, expires_date_ms = ?, cancellation_date_ms = ?, "
-                    + "web_order_line_item_id = ?, last_seen_ms = MAX(last_seen_ms, ?), signed_date_ms = ? "
-                    + "WHERE transaction_id = ?")
-            for transaction in changes.updates {
-                try update.execute(arguments: [
-                    transaction.kind.rawValue, transaction.expiresDate?.millisecondsSince1970,
-                    transaction.cancellationDate?.millisecondsSince1970, transaction.webOrderLineItemID,
-                    transaction.lastSeen.millisecondsSince1970, transaction.signedDate?.millisecondsSince1970,
-                    transaction.transactionID,
-                ])
-            }
+                sql: "UPDATE ledger_transactions SET original_transaction_id = ?2, product_id = ?3, kind = ?4, "
+                    + "bundle_id = ?5, environment = ?6, purchase_date_ms = ?7, expires_date_ms = ?8, "
+                    + "cancellation_date_ms = ?9, web_order_line_item_id = ?10, source = ?11, "
+                    + "last_seen_ms = MAX(last_seen_ms, ?13), signed_date_ms = ?14, reported_to_owner = ?15, "
+                    + "reported_without_account = ?16 WHERE transaction_id = ?1")
+            for transaction in changes.updates { try update.execute(arguments: arguments(transaction)) }
         }
         if let time = changes.touchTime, !changes.touched.isEmpty {
             try db.cachedStatement(
@@ -310,6 +307,7 @@ public final class SQLiteLedgerStore: LedgerStore {
             transaction.cancellationDate?.millisecondsSince1970, transaction.webOrderLineItemID,
             transaction.source.rawValue, transaction.firstSeen.millisecondsSince1970,
             transaction.lastSeen.millisecondsSince1970, transaction.signedDate?.millisecondsSince1970,
+            transaction.reportedToOwner ? 1 : 0, transaction.reportedWithoutAccount ? 1 : 0,
         ]
     }
 
@@ -321,7 +319,8 @@ public final class SQLiteLedgerStore: LedgerStore {
             purchaseDate: date(row[6]), expiresDate: date(row[7]), cancellationDate: date(row[8]),
             webOrderLineItemID: row[9], source: LedgerSource(rawValue: row[10]),
             firstSeen: date(row[11]) ?? ReceiptDate(clampingMillisecondsSince1970: 0),
-            lastSeen: date(row[12]) ?? ReceiptDate(clampingMillisecondsSince1970: 0), signedDate: date(row[13]))
+            lastSeen: date(row[12]) ?? ReceiptDate(clampingMillisecondsSince1970: 0), signedDate: date(row[13]),
+            reportedToOwner: (row[14] as Int64) != 0, reportedWithoutAccount: (row[15] as Int64) != 0)
     }
 
     /// The renewal states held for `originalTransactionIDs`.

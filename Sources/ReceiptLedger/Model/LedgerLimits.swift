@@ -1,0 +1,59 @@
+/// The shapes and lengths of what the ledger stores, checked before anything reaches a store: a value outside
+/// them cannot be Apple's, and one such value must never fail a whole batch of other requests' writes (an 8 KB id
+/// is refused here, not by PostgreSQL's index in the middle of a commit).
+///
+/// | value | accepted |
+/// |---|---|
+/// | transaction id, original transaction id, web order line item id | 1-64 ASCII letters, digits, `.`, `-`, `_` |
+/// | product id, bundle id | 1-255 bytes of UTF-8 without control characters |
+/// | environment, notification type and subtype, offer type names | up to 64 bytes, the same |
+/// | `appAccountToken`, offer identifier | up to 256 bytes, the same |
+/// | account | 1-256 bytes of UTF-8 without U+0000 (``LedgerEntry/isValidAccount(_:)``) |
+/// | notification id | 1-128 bytes, the same as an identifier plus `:` |
+/// | a V1 notification's unsigned hints | up to ``maximumHintsLength`` bytes of JSON |
+public enum LedgerLimits {
+    /// The longest transaction id, original transaction id or web order line item id, in bytes.
+    public static let maximumIdentifierLength = 64
+    /// The longest product id or bundle id, in UTF-8 bytes.
+    public static let maximumProductIDLength = 255
+    /// The longest environment, notification type or subtype, in UTF-8 bytes.
+    public static let maximumNameLength = 64
+    /// The longest `appAccountToken` or offer identifier, in UTF-8 bytes.
+    public static let maximumTokenLength = 256
+    /// The most a V1 notification's unsigned members take in the ledger, in bytes of JSON; larger ones are
+    /// recorded as `{"verified":false,"omitted_bytes":N}`.
+    public static let maximumHintsLength = 16 * 1024
+
+    /// Whether `text` is a transaction id, original transaction id or web order line item id the ledger takes.
+    public static func isIdentifier(_ text: some StringProtocol) -> Bool {
+        let utf8 = text.utf8
+        guard !utf8.isEmpty, utf8.count <= maximumIdentifierLength else { return false }
+        return utf8.allSatisfy(isIdentifierByte)
+    }
+
+    /// Whether `text` is a notification id the ledger takes (V2's UUID, V1's `v1:` digest).
+    public static func isNotificationID(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        guard !utf8.isEmpty, utf8.count <= LedgerNotification.maximumIDLength else { return false }
+        return utf8.allSatisfy { isIdentifierByte($0) || $0 == UInt8(ascii: ":") }
+    }
+
+    /// Whether `text` is at most `maximum` bytes of UTF-8 without control characters (U+0000-U+001F, U+007F).
+    public static func isText(_ text: String, maximum: Int) -> Bool {
+        text.utf8.count <= maximum && !text.utf8.contains { $0 < 0x20 || $0 == 0x7F }
+    }
+
+    /// `text` when ``isText(_:maximum:)`` accepts it, else `nil`.
+    static func text(_ text: String?, maximum: Int) -> String? {
+        text.flatMap { isText($0, maximum: maximum) ? $0 : nil }
+    }
+
+    private static func isIdentifierByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            true
+        default: false
+        }
+    }
+}
