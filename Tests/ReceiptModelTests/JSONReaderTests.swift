@@ -65,9 +65,24 @@ import Testing
     }
 
     @Test func escapesAndSurrogatePairsDecodeToUTF8() throws {
-        let members = try Self.flat(#"{"s":"\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00\ud800x"}"#)
-        let expected = Array("\"\\/\u{8}\u{c}\n\r\té😀\u{FFFD}x".utf8)
+        let members = try Self.flat(#"{"s":"\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00x"}"#)
+        let expected = Array("\"\\/\u{8}\u{c}\n\r\té😀x".utf8)
         #expect(members.first?.value == .string(expected))
+    }
+
+    /// A lone surrogate escape stands for no character: refused in both modes, never repaired into U+FFFD (which
+    /// would make `"\ud800"` and `"\udfff"` one string). Bytes that are not UTF-8 are refused where a string is read.
+    @Test(arguments: [#"\ud800"#, #"\udfff"#, #"\ud800x"#, #"\ud800\u0041"#, #"\ud83d\ud83d"#])
+    func loneSurrogatesAreRefused(_ escape: String) {
+        let body = #"{"s":""# + escape + #""}"#
+        #expect(throws: JSONReader.Failure.self) { try Self.flat(body) }
+        #expect(throws: JSONReader.Failure.self) { try Self.tree(body) }
+    }
+
+    @Test func bytesThatAreNotUTF8AreRefusedInTreeMode() {
+        let body: [UInt8] = Array(#"{"s":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)
+        var reader = JSONReader(body, maximumDepth: 4)
+        #expect(throws: JSONReader.Failure.self) { try reader.topLevelMembers() }
     }
 
     @Test(arguments: [

@@ -98,7 +98,7 @@ package struct JSONReader {
         while true {
             skipWhitespace()
             guard peek() == UInt8(ascii: "\"") else { throw fail("expected a member name") }
-            let key = String(decoding: try string(), as: UTF8.self)
+            let key = try text(try string())
             skipWhitespace()
             try expect(UInt8(ascii: ":"))
             skipWhitespace()
@@ -175,7 +175,7 @@ package struct JSONReader {
         switch byte {
         case UInt8(ascii: "{"): return .object(try object(depth: depth))
         case UInt8(ascii: "["): return .array(try array(depth: depth))
-        case UInt8(ascii: "\""): return .string(String(decoding: try string(), as: UTF8.self))
+        case UInt8(ascii: "\""): return .string(try text(try string()))
         case UInt8(ascii: "t"):
             try literal("true")
             return .bool(true)
@@ -220,7 +220,15 @@ package struct JSONReader {
 
     // MARK: - Tokens
 
-    /// RFC 8259 §7, as UTF-8 bytes: `\u` escapes with surrogate pairs; a lone surrogate becomes U+FFFD.
+    /// `bytes` as a `String`, exactly: bytes that are not UTF-8 are refused, never repaired into U+FFFD (two
+    /// different inputs must never read as one).
+    private func text(_ bytes: [UInt8]) throws(Failure) -> String {
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw fail("a string that is not UTF-8") }
+        return text
+    }
+
+    /// RFC 8259 §7, as UTF-8 bytes: `\u` escapes with surrogate pairs; a lone surrogate escape is refused (it
+    /// stands for no character, and repairing it would make two inputs one).
     /// A string without escapes (every base64 string) is one scan and one copy; without `keeping`, only
     /// checked (an empty result).
     private mutating func string(keeping: Bool = true) throws(Failure) -> [UInt8] {
@@ -299,20 +307,19 @@ package struct JSONReader {
     /// The escapes that stand for one byte: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`.
     private static let simpleEscapes: Set<UInt8> = Set("\"\\/bfnrt".utf8)
 
-    /// The UTF-8 bytes of one `\uXXXX` escape (after `\u`), joined with a following low surrogate.
+    /// The UTF-8 bytes of one `\uXXXX` escape (after `\u`), joined with the low surrogate that must follow a high
+    /// one. A high surrogate without its low one, or a low one alone, is refused.
     private mutating func unicodeEscape() throws(Failure) -> [UInt8] {
         var scalar = try hex4()
-        if (0xD800..<0xDC00).contains(scalar), bytes[index...].starts(with: "\\u".utf8) {
-            let save = index
+        if (0xD800..<0xDC00).contains(scalar) {
+            guard bytes[index...].starts(with: "\\u".utf8) else { throw fail("a lone surrogate escape") }
             index += 2
             let low = try hex4()
-            if (0xDC00..<0xE000).contains(low) {
-                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-            } else {
-                index = save
-            }
+            guard (0xDC00..<0xE000).contains(low) else { throw fail("a lone surrogate escape") }
+            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
         }
-        return Array(String(Character(Unicode.Scalar(scalar) ?? "\u{FFFD}")).utf8)
+        guard let character = Unicode.Scalar(scalar) else { throw fail("a lone surrogate escape") }
+        return Array(String(Character(character)).utf8)
     }
 
     private mutating func hex4() throws(Failure) -> UInt32 {

@@ -141,6 +141,10 @@ extension ReceiptVerifier {
         {
             reasons.append(mismatch)
         }
+        if !reasons.contains(where: Self.proves), let member = payload.fields.nonIntegerMember() {
+            reasons.append(
+                Reason(.jwsMalformed, "jws: \(member) is not an integer, as Apple writes it (no exponent, no string)"))
+        }
         if !reasons.contains(where: Self.proves) {
             reasons += Self.evaluate(request.policy, payload, environment: environment) {
                 request.now ?? configuration.clock()
