@@ -28,6 +28,10 @@ public struct ReceiptServerConfiguration: Sendable, CustomStringConvertible {
     public var idleTimeout: Duration
     /// Where "now" comes from: the answer's `request_date` and `ValidationTime.now`.
     public var clock: @Sendable () -> ReceiptDate
+    /// The bearer tokens a backend presents (`Authorization: Bearer <token>`) on the `/v1` routes that read or bind
+    /// ledger state on its behalf (``APIAccess``); several during a rotation. Never logged. Empty: those routes are
+    /// served only while ``host`` is a loopback address.
+    public var apiTokens: [String] = []
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, validationTime: ValidationTime = .receiptCreation,
@@ -52,7 +56,8 @@ public struct ReceiptServerConfiguration: Sendable, CustomStringConvertible {
         "host \(host), port \(port), validation time \(Self.name(validationTime)), "
             + "environments \(acceptsAnyEnvironment ? "any" : "per endpoint"), "
             + "shared secret \(sharedSecret == nil ? "unset" : "set"), max body \(maximumBodySize) bytes, "
-            + "max in flight \(maximumInFlight), body timeout \(bodyTimeout), idle timeout \(idleTimeout)"
+            + "max in flight \(maximumInFlight), body timeout \(bodyTimeout), idle timeout \(idleTimeout), "
+            + "api tokens \(apiTokens.count)"
     }
 
     /// The validation time as the command line and `/v1/verify` spell it: `creation`, `now` or an RFC 3339

@@ -48,8 +48,11 @@ public struct ReceiptService: Sendable {
     public func run() async throws {
         let logger = logger
         let host = configuration.host
+        let access = routes.ledger == nil ? "no ledger" : routes.access.summary
         let application = makeApplication { port in
-            logger.info("listening", metadata: ["host": "\(host)", "port": "\(port.map(String.init) ?? "?")"])
+            logger.info(
+                "listening",
+                metadata: ["host": "\(host)", "port": "\(port.map(String.init) ?? "?")", "backend_routes": "\(access)"])
         }
         let group = ServiceGroup(
             configuration: .init(

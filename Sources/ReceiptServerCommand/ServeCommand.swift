@@ -17,6 +17,10 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Every flag can also come from the environment variable in brackets; a flag wins.
             The shared secret comes only from RECEIPT_SERVER_SHARED_SECRET (never a flag, never logged).
+            The backend's bearer tokens come only from RECEIPT_SERVER_API_TOKENS (comma-separated, never logged):
+            GET /v1/transactions/{id}, GET /v1/entitlements and POST /v1/verify naming an account need one; without
+            any, those routes are served only while the server listens on loopback.
+            With the ledger on (the default), at least one --bundle-id is required.
             """)
 
     @Option(help: "Address to bind [RECEIPT_SERVER_HOST]. Default 127.0.0.1.")
@@ -232,7 +236,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--at takes creation or now")
         }
 
-        let configuration = ReceiptServerConfiguration(
+        var configuration = ReceiptServerConfiguration(
             host: host ?? env("RECEIPT_SERVER_HOST") ?? "127.0.0.1",
             port: try Self.validPort(number(port, "RECEIPT_SERVER_PORT", default: 8080)),
             validationTime: validationTime,
@@ -242,6 +246,11 @@ struct ServeCommand: AsyncParsableCommand {
             maximumInFlight: try number(maximumInFlight, "RECEIPT_SERVER_MAX_IN_FLIGHT", default: 256),
             bodyTimeout: try seconds(bodyTimeout, "--body-timeout", "RECEIPT_SERVER_BODY_TIMEOUT", default: 10),
             idleTimeout: try seconds(idleTimeout, "--idle-timeout", "RECEIPT_SERVER_IDLE_TIMEOUT", default: 60))
+        configuration.apiTokens =
+            env("RECEIPT_SERVER_API_TOKENS")?.split(separator: ",").map {
+                String($0).trimmingCharacters(in: .whitespaces)
+            }
+            .filter { !$0.isEmpty } ?? []
         guard configuration.maximumBodySize > 0, configuration.maximumInFlight > 0 else {
             throw ValidationError("--max-body-size and --max-in-flight must be positive")
         }
@@ -289,6 +298,15 @@ struct ServeCommand: AsyncParsableCommand {
             }
         } catch {
             throw ValidationError(error.reason)
+        }
+        // A ledger credits what it records: without the operator's apps named, a receipt of anyone's app (one using
+        // the victim's product ids) would become an entitlement.
+        if case .none = location {
+        } else if bundles.isEmpty {
+            throw ValidationError(
+                "the ledger is on (\(location)) and no app is configured: add --bundle-id <your app's bundle id> "
+                    + "(repeatable) [RECEIPT_SERVER_BUNDLE_IDS], so that only your apps' purchases are recorded, "
+                    + "or run without a ledger: --ledger none")
         }
         let syncEveryCommit: Bool
         switch env("RECEIPT_SERVER_LEDGER_SYNC") ?? "changes" {

@@ -384,12 +384,16 @@ struct LedgerProcessTests {
         try Verification(try await client.post(port: port, "/v1/verify", json: body(receipt, account)))
     }
 
-    /// A server on `ledger` trusting the test root.
+    /// The app of every receipt ``ReceiptCorpus`` mints.
+    static let bundleID = "org.example.receiptforge.sample"
+
+    /// A server on `ledger` trusting the test root, for the minted receipts' app.
     static func server(
         ledger: String, environment: [String: String] = [:], in folder: TemporaryFolder, name: String
     ) async throws -> ReceiptServerProcess {
         try await ReceiptServerProcess(
-            ["--ledger", ledger, "--root", testRoot], environment: environment, in: folder.url, name: name)
+            ["--ledger", ledger, "--root", testRoot, "--bundle-id", bundleID], environment: environment, in: folder.url,
+            name: name)
     }
 
     /// `body(0) … body(count - 1)`, all at once; the results in that order.

@@ -23,7 +23,8 @@ extension ServerError: RouteRefusal {
         switch code {
         case .bodyTooLarge: HTTPResponse.Status(code: 413)
         case .bodyTimeout: HTTPResponse.Status(code: 408)
-        case .sharedSecretMismatch, .bundleIDRequired: HTTPResponse.Status(code: 403)
+        case .sharedSecretMismatch, .bundleIDRequired, .forbidden: HTTPResponse.Status(code: 403)
+        case .unauthorized: HTTPResponse.Status(code: 401)
         case .unsupportedMediaType: HTTPResponse.Status(code: 415)
         case .overloaded, .ledgerUnavailable: HTTPResponse.Status(code: 503)
         case .ledgerDisabled, .transactionNotFound: HTTPResponse.Status(code: 404)
@@ -38,6 +39,8 @@ extension ServerError: RouteRefusal {
 
     /// The refusal as `/v1/verify` sends it; an overloaded server also says when to try again.
     public func response(from request: Request, context: some RequestContext) -> Response {
-        ReceiptRoutes.jsonResponse(status, body: jsonBody)
+        var response = ReceiptRoutes.jsonResponse(status, body: jsonBody)
+        if code == .unauthorized { response.headers[.wwwAuthenticate] = #"Bearer realm="receipt-server""# }
+        return response
     }
 }

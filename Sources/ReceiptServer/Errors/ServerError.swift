@@ -28,6 +28,9 @@ public struct ServerError: CodedError {
             case notificationRejected = "notification.rejected"
             case bundleIDRequired = "server.bundle_id_required"
             case missingNotification = "notification.missing_payload"
+            case unauthorized = "server.unauthorized"
+            case forbidden = "server.forbidden"
+            case duplicateMember = "server.duplicate_member"
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -71,6 +74,15 @@ public struct ServerError: CodedError {
         public static let bundleIDRequired = Code(.bundleIDRequired)
         /// A notification body with neither `signedPayload` (V2) nor `notification_type` (V1).
         public static let missingNotification = Code(.missingNotification)
+
+        /// A `/v1` route that reads or binds ledger state, called without `Authorization: Bearer <token>` (HTTP 401).
+        public static let unauthorized = Code(.unauthorized)
+        /// The same with a token that is not one of `RECEIPT_SERVER_API_TOKENS`, or on a server that has none and
+        /// listens beyond loopback (HTTP 403).
+        public static let forbidden = Code(.forbidden)
+        /// A JSON body that names a member the endpoint reads more than once (`receipt-data`, `account`,
+        /// `password`, `signedPayload`, …): which one was meant cannot be known, so the body is refused (HTTP 400).
+        public static let duplicateMember = Code(.duplicateMember)
 
         /// The code as a dotted string, e.g. `server.invalid_json`.
         public var description: String { kind.rawValue }

@@ -1,3 +1,4 @@
+import ReceiptLedger
 import ReceiptModel
 
 /// An App Store Server Notification's body as `POST /v1/notifications/appstore` receives it, parsed but not
@@ -32,6 +33,9 @@ public enum NotificationBody: Sendable {
         } catch {
             throw ServerError(.invalidJSON, "the notification is not a JSON object: \(error.reason)")
         }
+        // A member that decides anything must be given once: readers that take the first and the last of two would
+        // see two notifications in one body.
+        try Self.requireUnique(["signedPayload", "notification_type", "password", "unified_receipt"], in: object)
         // Exactly one version: a body with both signedPayload and notification_type is neither.
         if object["signedPayload"] != nil, object["notification_type"] != nil {
             throw ServerError(
@@ -51,9 +55,22 @@ public enum NotificationBody: Sendable {
         guard let typeText = type.stringValue else {
             throw ServerError(.invalidJSON, "notification_type is not a string")
         }
+        if let unified = object["unified_receipt"]?.objectValue {
+            try Self.requireUnique(["latest_receipt", "latest_receipt_info", "pending_renewal_info"], in: unified)
+        }
         guard let unified = object["unified_receipt"]?.objectValue, let latest = unified.text("latest_receipt") else {
             throw ServerError(.notificationRejected, "a version 1 notification needs unified_receipt.latest_receipt")
         }
+        self = .version1(
+            Version1(
+                notificationType: typeText, password: object.text("password"), latestReceipt: Array(latest.utf8),
+                unverifiedHints: Self.hints(unified)))
+    }
+
+    /// `{"verified":false,"latest_receipt_info":…,"pending_renewal_info":…}`, or, when that is longer than
+    /// ``LedgerLimits/maximumHintsLength``, `{"verified":false,"omitted_bytes":N}`: what no one signed is kept for
+    /// people, bounded, and never acted on.
+    static func hints(_ unified: JSONObject) -> String {
         var writer = JSONWriter(capacity: 1024)
         writer.beginObject()
         writer.field("verified", false)
@@ -63,9 +80,23 @@ public enum NotificationBody: Sendable {
             value.write(to: &writer)
         }
         writer.endObject()
-        self = .version1(
-            Version1(
-                notificationType: typeText, password: object.text("password"), latestReceipt: Array(latest.utf8),
-                unverifiedHints: writer.string))
+        guard writer.bytes.count > LedgerLimits.maximumHintsLength else { return writer.string }
+        var short = JSONWriter(capacity: 64)
+        short.beginObject()
+        short.field("verified", false)
+        short.field("omitted_bytes", Int64(writer.bytes.count))
+        short.endObject()
+        return short.string
+    }
+
+    /// Refuses an object that gives any of `keys` more than once.
+    /// - Throws: ``ServerError`` ``ServerError/Code/duplicateMember``.
+    static func requireUnique(_ keys: [String], in object: JSONObject) throws(ServerError) {
+        var seen = Set<String>()
+        for member in object.members where keys.contains(member.key) {
+            guard seen.insert(member.key).inserted else {
+                throw ServerError(.duplicateMember, "\"\(member.key)\" is given more than once")
+            }
+        }
     }
 }

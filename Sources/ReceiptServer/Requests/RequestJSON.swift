@@ -32,8 +32,11 @@ public struct RequestJSON: Sendable {
     /// The deepest nesting accepted, so hostile input cannot exhaust the stack.
     public static let maximumDepth = 16
 
-    /// The members, by name; a repeated name keeps its last value (RFC 8259 §4 leaves it open).
+    /// The members, by name. A name given more than once is kept only in ``duplicated``: reading it is refused
+    /// (RFC 8259 §4 leaves a repeated name's meaning open, and two readers of one body must never differ).
     public let members: [String: Value]
+    /// The names given more than once.
+    public let duplicated: Set<String>
 
     /// Parses `bytes` as exactly one JSON object, white space around it allowed.
     /// - Throws: ``ServerError`` with code ``ServerError/Code/invalidJSON``.
@@ -41,19 +44,34 @@ public struct RequestJSON: Sendable {
         var reader = JSONReader(bytes, maximumDepth: Self.maximumDepth)
         do throws(JSONReader.Failure) {
             var members: [String: Value] = [:]
-            for member in try reader.flatMembers() { members[member.key] = Value(member.value) }
+            var duplicated = Set<String>()
+            for member in try reader.flatMembers()
+            where members.updateValue(Value(member.value), forKey: member.key) != nil {
+                duplicated.insert(member.key)
+            }
             self.members = members
+            self.duplicated = duplicated
         } catch {
             throw ServerError(.invalidJSON, error.reason)
         }
     }
 
+    /// The member named `name` as parsed (for a repeated name, its last value), without the duplicate check.
     public subscript(name: String) -> Value? { members[name] }
 
+    /// The member named `name`, `nil` when absent.
+    /// - Throws: ``ServerError/Code/duplicateMember`` when the body names it more than once.
+    public func member(_ name: String) throws(ServerError) -> Value? {
+        guard !duplicated.contains(name) else {
+            throw ServerError(.duplicateMember, "\"\(name)\" is given more than once")
+        }
+        return members[name]
+    }
+
     /// The member as a string, `nil` when absent or `null`.
-    /// - Throws: ``ServerError/Code/invalidJSON`` when it has another type.
+    /// - Throws: ``ServerError/Code/invalidJSON`` when it has another type, ``ServerError/Code/duplicateMember``.
     public func string(_ name: String) throws(ServerError) -> [UInt8]? {
-        switch members[name] {
+        switch try member(name) {
         case nil, .null: return nil
         case .string(let bytes): return bytes
         default: throw ServerError(.invalidJSON, "\"\(name)\" must be a string")
@@ -61,9 +79,9 @@ public struct RequestJSON: Sendable {
     }
 
     /// The member as a boolean, `nil` when absent or `null`.
-    /// - Throws: ``ServerError/Code/invalidJSON`` when it has another type.
+    /// - Throws: ``ServerError/Code/invalidJSON`` when it has another type, ``ServerError/Code/duplicateMember``.
     public func bool(_ name: String) throws(ServerError) -> Bool? {
-        switch members[name] {
+        switch try member(name) {
         case nil, .null: return nil
         case .bool(let value): return value
         // Some clients send "true"/"false" as strings; Apple accepts them.

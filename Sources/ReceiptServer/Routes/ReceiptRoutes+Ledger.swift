@@ -53,13 +53,14 @@ extension ReceiptRoutes {
     /// `GET /v1/entitlements?account=A&at=RFC3339`: what the account is entitled to at `at` (default now).
     func entitlements(_ request: Request, context: some RequestContext) async throws(ServerError) -> Response {
         let ledger = try requireLedger()
-        let query = request.uri.queryParameters
-        guard let account = query["account"].map(String.init), LedgerEntry.isValidAccount(account) else {
+        try access.authorize(request)
+        let query = try QueryParameters(request.uri.query)
+        guard let account = query["account"], LedgerEntry.isValidAccount(account) else {
             throw ServerError(.invalidOption, "account takes 1 to 256 bytes of UTF-8")
         }
         var instant = configuration.clock()
         if let text = query["at"] {
-            guard let asked = ReceiptDate(rfc3339: String(text)) else {
+            guard let asked = ReceiptDate(rfc3339: text) else {
                 throw ServerError(.invalidOption, "at takes an RFC 3339 instant")
             }
             instant = asked
@@ -73,8 +74,13 @@ extension ReceiptRoutes {
     /// `GET /v1/transactions/{id}`: the ledger's record and its purchase's owner, or 404.
     func transaction(_ request: Request, context: some RequestContext) async throws(ServerError) -> Response {
         let ledger = try requireLedger()
-        guard let id = context.parameters.get("id"), !id.isEmpty else {
-            throw ServerError(.invalidOption, "no transaction id")
+        try access.authorize(request)
+        // The router hands the path segment as sent: decoded here, once, and held to the shape of a transaction id.
+        guard let raw = context.parameters.get("id"), let id = QueryParameters.decode(raw[...]),
+            LedgerLimits.isIdentifier(id)
+        else {
+            throw ServerError(
+                .invalidOption, "a transaction id is 1 to 64 letters, digits, '.', '-' or '_' (percent-decoded once)")
         }
         let found = try await read(context) { () async throws(LedgerError) in try await ledger.transaction(id: id) }
         guard let (transaction, owner) = found else {

@@ -77,7 +77,7 @@ extension ReceiptRoutes {
                 .notificationRejected,
                 "version 1 notifications are authenticated by the shared secret, and this server has none configured")
         }
-        guard let password = body.password, Self.constantTimeEquals(secret, password) else {
+        guard let password = body.password, Self.constantTimeEquals(Array(secret.utf8), Array(password.utf8)) else {
             // Audited (every notification is), nothing else.
             _ = try await recordEntry(
                 LedgerEntry(
@@ -100,7 +100,7 @@ extension ReceiptRoutes {
         let notification = LedgerNotification(
             id: Self.v1NotificationID(
                 receiptSHA256: entry.receiptSHA256, type: type, hints: body.unverifiedHints), version: "1",
-            notificationType: String(decoding: type.utf8.prefix(64).filter { $0 != 0 }, as: UTF8.self),
+            notificationType: LedgerLimits.isText(type, maximum: LedgerLimits.maximumNameLength) ? type : "",
             received: now, unverifiedHints: body.unverifiedHints)
         if verdict.isValid { entry.notification = notification }
         let outcome = try await recordEntry(entry, context: context)

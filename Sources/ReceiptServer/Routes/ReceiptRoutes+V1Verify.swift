@@ -29,6 +29,8 @@ extension ReceiptRoutes {
     /// adds a device check to the operator's policy.
     func verify(_ request: Request, context: some RequestContext) async throws(ServerError) -> Response {
         let call = try await readV1Call(request)
+        // Naming an account binds purchases to it and tells which the account owns: the backend's alone.
+        if ledger != nil, call.options.account != nil { try access.authorize(request) }
         if let signedTransaction = call.signedTransaction {
             return try await verifySignedTransaction(signedTransaction, options: call.options, context: context)
         }
@@ -66,7 +68,7 @@ extension ReceiptRoutes {
         }
         let body = try await bodyReader.read(request)
         if isRaw {
-            let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+            let query = try QueryParameters(request.uri.query).pairs.map { ($0.name, $0.value) }
             return V1Call(receiptData: body, isRaw: true, options: try V1Options(query: query))
         }
         let json = try RequestJSON(parsing: body)

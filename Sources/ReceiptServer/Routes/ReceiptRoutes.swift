@@ -23,6 +23,8 @@ public struct ReceiptRoutes: Sendable {
     public let ledger: Ledger?
     package let limiter: InFlightLimiter
     let bodyReader: BodyReader
+    /// Who may read or bind ledger state through `/v1`.
+    let access: APIAccess
 
     /// Response header naming who decided (`local` or `remote`); the body stays Apple's.
     // swift-format-ignore: NeverForceUnwrap
@@ -42,6 +44,7 @@ public struct ReceiptRoutes: Sendable {
         self.ledger = ledger
         self.limiter = InFlightLimiter(limit: configuration.maximumInFlight)
         self.bodyReader = BodyReader(maximumSize: configuration.maximumBodySize, timeout: configuration.bodyTimeout)
+        self.access = APIAccess(configuration: configuration)
     }
 
     /// A router with every route.
@@ -92,7 +95,7 @@ public struct ReceiptRoutes: Sendable {
     /// constant time); without one, any.
     func sharedSecretAccepts(_ password: String?) -> Bool {
         guard let secret = configuration.sharedSecret, let password else { return true }
-        return Self.constantTimeEquals(secret, password)
+        return Self.constantTimeEquals(Array(secret.utf8), Array(password.utf8))
     }
 
     /// Verifies a receipt in one of the in-flight slots; refuses at once when none is free.
@@ -146,9 +149,7 @@ public struct ReceiptRoutes: Sendable {
     }
 
     /// Compares secrets without an early exit, so timing does not reveal a matching prefix.
-    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
-        let left = Array(lhs.utf8)
-        let right = Array(rhs.utf8)
+    static func constantTimeEquals(_ left: [UInt8], _ right: [UInt8]) -> Bool {
         var difference = UInt8(left.count == right.count ? 0 : 1)
         for index in 0..<max(left.count, right.count) {
             let a = index < left.count ? left[index] : 0
