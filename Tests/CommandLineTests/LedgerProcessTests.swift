@@ -91,6 +91,83 @@ struct LedgerProcessTests {
                 == Self.counts(zip(calls, answers).map { Self.answerKey(accounts[$0.1], $1) }))
     }
 
+    // MARK: - New to the owner
+
+    @Test func renewalsSeenWithoutAnAccountStayNewToTheirOwnerOnSQLite() async throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let ledger = "sqlite:" + folder.url.appendingPathComponent("ledger.sqlite").path
+        let server = try await Self.server(ledger: ledger, in: folder, name: "only")
+        defer { server.kill() }
+        try await Self.accountlessSightingsThenOwners(ports: [server.port, server.port], in: folder)
+    }
+
+    @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))
+    func renewalsSeenWithoutAnAccountStayNewToTheirOwnerAcrossReplicas() async throws {
+        let database = try PostgresTestDatabase.create(prefix: "ledger_owner_new")
+        defer { database.drop() }
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let replicas = [
+            try await Self.server(ledger: database.url, in: folder, name: "replica-1"),
+            try await Self.server(ledger: database.url, in: folder, name: "replica-2"),
+        ]
+        defer { replicas.forEach { $0.kill() } }
+        try await Self.accountlessSightingsThenOwners(ports: replicas.map(\.port), in: folder)
+    }
+
+    /// Class 2 of issue 24, as an attacker (or simply Apple's push and an account-less client) would hit it: each
+    /// owner binds a subscription; its renewal is then seen first by account-less `/verifyReceipt` calls, sent to
+    /// every replica at once, and by another account; only then do the owners verify, twice each, on every replica
+    /// at once. The renewal must reach each owner as new exactly once, and nobody else's sighting may use it up.
+    static func accountlessSightingsThenOwners(ports: [Int], in folder: TemporaryFolder) async throws {
+        let count = 8
+        let family: @Sendable (Int) -> String = { String(7_100_000_000_000_000 + $0 * 100) }
+        let renewal: @Sendable (Int) -> String = { String(7_100_000_000_000_000 + $0 * 100 + 1) }
+        let early = try ReceiptCorpus.mint(
+            (0..<count).map { [.renewal(family($0), of: family($0), period: 0)] }, in: folder.url)
+        let later = try ReceiptCorpus.mint(
+            (0..<count).map {
+                [.renewal(family($0), of: family($0), period: 0), .renewal(renewal($0), of: family($0), period: 1)]
+            }, in: folder.url)
+        let owner: @Sendable (Int) -> String = { "owner-\($0)" }
+        let client = LoopbackHTTPClient()
+
+        // 1. Each owner binds its subscription.
+        for index in 0..<count {
+            let bound = try await verify(early[index], account: owner(index), port: ports[0], client)
+            #expect(bound.newIDs == [family(index)], "owner \(index) binds")
+        }
+        // 2. The renewal, first seen without an account (every replica at once) and by another account.
+        let sightings = try await concurrently(count * ports.count) { call in
+            let index = call % count
+            let body = try JSONSerialization.data(withJSONObject: ["receipt-data": later[index].base64])
+            return try await client.post(port: ports[call / count], "/sandbox/verifyReceipt", json: body)
+        }
+        #expect(sightings.allSatisfy { $0.status == 200 })
+        let accountless = counts(
+            sightings.flatMap {
+                ($0.headers["x-receipt-new-transactions"] ?? "").split(separator: ",").map(String.init)
+            })
+        // Callers naming no account are an audience of their own: each id is new to them once, whoever else saw it.
+        #expect(Set(accountless.keys) == Set(later.flatMap(\.transactionIDs)))
+        #expect(repeated(accountless).isEmpty, "new twice to callers naming no account")
+        for index in 0..<count {
+            let stranger = try await verify(later[index], account: "mallory", port: ports[index % ports.count], client)
+            #expect(stranger.newIDs.isEmpty, "another account is told nothing new")
+            #expect(stranger.conflicts.map(\.owner) == [owner(index)])
+        }
+        // 3. The owners, twice each, on every replica at once.
+        let calls = (0..<count).flatMap { index in (0..<(2 * ports.count)).map { (index, $0 % ports.count) } }
+        let answers = try await concurrently(calls.count) { call in
+            let (index, replica) = calls[call]
+            return try await verify(later[index], account: owner(index), port: ports[replica], client)
+        }
+        #expect(answers.allSatisfy { $0.status == 200 && $0.conflicts.isEmpty })
+        let toOwners = counts(answers.flatMap(\.newIDs))
+        #expect(toOwners == Dictionary(uniqueKeysWithValues: (0..<count).map { (renewal($0), 1) }))
+    }
+
     // MARK: - kill -9
 
     @Test func aKilledSQLiteServerLosesNothingItReported() async throws {

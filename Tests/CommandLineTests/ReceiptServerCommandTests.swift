@@ -29,6 +29,35 @@ struct ReceiptServerCommandTests {
         #expect(!outcome.standardError.isEmpty)
     }
 
+    /// With the ledger on (the default) a server must be told the operator's apps, or another app's receipt using
+    /// the victim's product ids would be credited: it refuses to start and says what to add. `--ledger none`, or a
+    /// bundle id from the flag or `RECEIPT_SERVER_BUNDLE_IDS`, starts it, and the start-up log says how the backend's
+    /// routes are protected.
+    @Test func aLedgerWithoutTheOperatorsAppsRefusesToStart() async throws {
+        let folder = try TemporaryFolder()
+        for arguments in [[], ["--ledger", "sqlite:" + folder.url.appendingPathComponent("l.sqlite").path]] {
+            let outcome = try command.run(Self.unbindableHost + arguments)
+            #expect(outcome.status == 64, "\(arguments)")
+            #expect(outcome.standardError.contains("--bundle-id"), "\(outcome.standardError)")
+            #expect(outcome.standardError.contains("--ledger none"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("l.sqlite").path))
+        let unledgered = try await ReceiptServerProcess(["--ledger", "none"], in: folder.url, name: "none")
+        defer { unledgered.kill() }
+        let named = try await ReceiptServerProcess(
+            [], environment: ["RECEIPT_SERVER_BUNDLE_IDS": "org.example.receiptforge.sample"], in: folder.url,
+            name: "named")
+        defer { named.kill() }
+        #expect(named.log.contains("loopback callers only"), "\(named.log)")
+        let tokened = try await ReceiptServerProcess(
+            ["--bundle-id", "org.example.receiptforge.sample", "--ledger", "sqlite:t.sqlite"],
+            environment: ["RECEIPT_SERVER_API_TOKENS": "secret-token-one, secret-token-two"], in: folder.url,
+            name: "tokened")
+        defer { tokened.kill() }
+        #expect(tokened.log.contains("bearer token (2 configured)"), "\(tokened.log)")
+        #expect(!tokened.log.contains("secret-token"), "a token was logged")
+    }
+
     @Test func badEnvironmentVariablesAreUsageErrors() throws {
         for (name, value) in [
             ("RECEIPT_SERVER_REMOTE_DEADLINE", "1e300"), ("RECEIPT_SERVER_PORT", "http"),
@@ -46,7 +75,7 @@ struct ReceiptServerCommandTests {
             "RECEIPT_SERVER_HOST", "RECEIPT_SERVER_PORT", "RECEIPT_SERVER_ROOT", "RECEIPT_SERVER_AT",
             "RECEIPT_SERVER_REMOTE_FALLBACK", "RECEIPT_SERVER_SHARED_SECRET", "RECEIPT_SERVER_MAX_BODY_SIZE",
             "RECEIPT_SERVER_LEDGER", "RECEIPT_SERVER_LEDGER_PASSWORD", "RECEIPT_SERVER_PRODUCTS",
-            "RECEIPT_SERVER_ON_CONFLICT",
+            "RECEIPT_SERVER_ON_CONFLICT", "RECEIPT_SERVER_API_TOKENS", "RECEIPT_SERVER_BUNDLE_IDS",
         ] {
             #expect(outcome.standardOutput.contains(name), "\(name)")
         }

@@ -92,6 +92,87 @@ import Testing
     }
 }
 
+/// "New" per audience (issue 24, class 2) and signed facts over unsigned words (class 1), in the plan alone.
+@Suite struct LedgerAudienceTests {
+    typealias Plan = LedgerPlanTests
+
+    static func notification(_ transactions: [LedgerTransaction]) -> LedgerEntry {
+        var entry = Plan.entry(transactions)
+        entry.notification = LedgerNotification(
+            id: "n-1", version: "2", notificationType: "DID_RENEW", received: Plan.t0)
+        return entry
+    }
+
+    /// A renewal Apple pushes before the owner verifies: recorded (and listed by the notification's answer as what it
+    /// recorded first), yet still new to the owner, and to callers naming no account; each once.
+    @Test func aNotificationUsesUpNobodysNew() {
+        let owned = LedgerSnapshot(transactions: [:], owners: ["1": "alice"])
+        let renewal = Plan.transaction("2", original: "1")
+        let entries = [
+            Self.notification([renewal]), Plan.entry([renewal], account: "bob"), Plan.entry([renewal]),
+            Plan.entry([renewal], account: "alice"), Plan.entry([renewal], account: "alice"), Plan.entry([renewal]),
+        ]
+        let (changes, outcomes) = LedgerPlan.decide(entries, snapshot: owned)
+        #expect(outcomes.map(\.newTransactionIDs) == [["2"], [], ["2"], ["2"], [], []])
+        #expect(outcomes[1].conflicts.map(\.owner) == ["alice"])
+        #expect(changes.inserts.map(\.transactionID) == ["2"])
+        #expect(changes.inserts.first?.reportedToOwner == true)
+        #expect(changes.inserts.first?.reportedWithoutAccount == true)
+    }
+
+    /// Apple's unsigned answer: may add a transaction to an unbound purchase or to the named account's, never to
+    /// another account's, and never changes what a signed source recorded; the next signed sighting replaces it.
+    @Test func anUnsignedWordOnlyAddsAndIsSuperseded() {
+        var unsigned = Plan.transaction("5", original: "1")
+        unsigned.source = .appleVerifyReceipt
+        unsigned.productID = "wrong"
+        var held = Plan.transaction("3", original: "1")
+        held.reportedToOwner = true
+        held.reportedWithoutAccount = true
+        let snapshot = LedgerSnapshot(transactions: ["3": held], owners: ["1": "alice"])
+        var rewrite = held
+        rewrite.source = .appleVerifyReceipt
+        rewrite.productID = "evil"
+        rewrite.cancellationDate = Plan.t0
+        let (changes, outcomes) = LedgerPlan.decide(
+            [Plan.entry([unsigned, rewrite]), Plan.entry([unsigned], account: "bob")], snapshot: snapshot)
+        #expect(changes.inserts.isEmpty, "nothing added to alice's purchase by others")
+        #expect(changes.updates.isEmpty, "nothing rewritten")
+        #expect(outcomes[0].newTransactionIDs.isEmpty)
+        let (added, _) = LedgerPlan.decide([Plan.entry([unsigned], account: "alice")], snapshot: snapshot)
+        #expect(added.inserts.map(\.source) == [.appleVerifyReceipt])
+
+        var signed = unsigned
+        signed.source = .storeKit
+        signed.productID = "right"
+        signed.signedDate = Plan.t0
+        let (superseded, _) = LedgerPlan.decide(
+            [Plan.entry([signed], account: "alice")], snapshot: LedgerSnapshot(transactions: ["5": unsigned]))
+        #expect(superseded.updates.map(\.productID) == ["right"])
+        #expect(superseded.updates.map(\.source) == [.storeKit])
+    }
+
+    /// A receipt's creation date is when Apple signed it: the later of a receipt and a StoreKit 2 statement decides
+    /// a refund either way.
+    @Test func theLaterSignedStatementDecidesARefund() {
+        let early = ReceiptDate(clampingMillisecondsSince1970: 1_000)
+        let late = ReceiptDate(clampingMillisecondsSince1970: 2_000)
+        var receipt = Plan.transaction("1")
+        receipt.signedDate = early
+        receipt.cancellationDate = early
+        var reversal = Plan.transaction("1")
+        reversal.source = .storeKit
+        reversal.signedDate = late
+        #expect(receipt.merged(with: reversal).cancellationDate == nil, "a reversal signed later lifts it")
+        var olderReversal = reversal
+        olderReversal.signedDate = ReceiptDate(clampingMillisecondsSince1970: 500)
+        #expect(receipt.merged(with: olderReversal).cancellationDate == early, "an older one does not")
+        var laterReceipt = receipt
+        laterReceipt.signedDate = ReceiptDate(clampingMillisecondsSince1970: 3_000)
+        #expect(receipt.merged(with: reversal).merged(with: laterReceipt).cancellationDate == early)
+    }
+}
+
 /// The rules around owners that a backend crediting "only new ids" relies on.
 @Suite struct LedgerOwnerRuleTests {
     typealias Plan = LedgerPlanTests
