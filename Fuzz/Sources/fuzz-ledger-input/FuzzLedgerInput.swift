@@ -4,7 +4,8 @@ import ReceiptModel
 
 // fuzz-ledger-input: what the ledger reads from outside the process: the operator's product catalogue
 // (`ProductCatalogue(json:)`), a `--ledger` value (`LedgerLocation(parsing:)`), an account id
-// (`LedgerEntry.isValidAccount`), and the audit trail's JSON columns as a store reads them back
+// (`LedgerEntry.isValidAccount`), an identifier (`LedgerLimits.isIdentifier`), and the audit trail's JSON
+// columns as a store reads them back
 // (`LedgerJSON.ids(column:)`, `LedgerJSON.conflicts(column:)`).
 //
 // Checked besides "does not trap": a catalogue that parses, written back as JSON, parses to the same catalogue;
@@ -28,6 +29,11 @@ enum FuzzLedgerInput {
         let text = String(decoding: bytes, as: UTF8.self)
         location(text)
         Sink.consume(LedgerEntry.isValidAccount(text))
+        if LedgerLimits.isIdentifier(text),
+            text.utf8.count > LedgerLimits.maximumIdentifierLength || !text.allSatisfy(\.isASCII)
+        {
+            fatalError("an identifier accepted beyond the ledger's limits")
+        }
         columns(text)
     }
 

@@ -47,6 +47,9 @@ enum FuzzNotification {
             guard notification.unverifiedHints.hasPrefix(#"{"verified":false"#) else {
                 fatalError("V1 hints not marked unverified")
             }
+            guard notification.unverifiedHints.utf8.count <= 16 * 1024 else {
+                fatalError("V1 hints over the ledger's bound")
+            }
             Sink.consume(verifier.verify(notification.latestReceipt).description)
         }
     }

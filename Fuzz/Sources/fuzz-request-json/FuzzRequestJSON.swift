@@ -7,8 +7,12 @@ import ReceiptServer
 // `exclude-old-transactions`), `V1Options(json:)`, `V1Options(query:)` with the string members as query
 // parameters, and the receipt data handed to `ReceiptInput` as the routes do before verifying.
 //
+// The input is also read as a query string (`QueryParameters`, the query of a raw `/v1/verify` body and of
+// `/v1/entitlements`).
+//
 // Checked besides "does not trap": the parsed members written back as JSON (`JSONWriter`) parse to the same
-// members (strings that are valid UTF-8; the writer repairs invalid UTF-8 by design).
+// members (strings that are valid UTF-8; the writer repairs invalid UTF-8 by design); a member named twice is
+// never read; every query parameter, percent-encoded byte by byte, decodes once to itself.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -47,7 +51,31 @@ enum FuzzRequestJSON {
             if case .string(let text) = value { query.append((name, String(decoding: text, as: UTF8.self))) }
         }
         Sink.consume(Result { () throws(ServerError) in try V1Options(query: query) })
+        for name in json.duplicated {
+            guard case .failure = Result(catching: { () throws(ServerError) in try json.member(name) }) else {
+                fatalError("a member named twice was read")
+            }
+        }
         checkRoundTrip(json)
+        query(String(decoding: bytes, as: UTF8.self))
+    }
+
+    static func query(_ text: String) {
+        let parameters: QueryParameters
+        do {
+            parameters = try QueryParameters(text)
+        } catch {
+            Sink.consume(error.code)
+            return
+        }
+        for (name, value) in parameters.pairs {
+            for text in [name, value] {
+                let encoded = text.utf8.map { byte in "%" + String(byte, radix: 16, uppercase: true).leftPadded() }
+                guard QueryParameters.decode(encoded.joined()[...]) == text else {
+                    fatalError("a query parameter percent-encoded does not decode once to itself")
+                }
+            }
+        }
     }
 
     static func decodeReceipt(_ data: [UInt8]) {
@@ -86,4 +114,9 @@ enum FuzzRequestJSON {
             Oracle.check(false, "request JSON: members written back do not parse: \(error.reason)")
         }
     }
+}
+
+extension String {
+    /// Two hex digits.
+    fileprivate func leftPadded() -> String { count < 2 ? "0" + self : self }
 }

@@ -3,12 +3,12 @@
 /// `+`), and must then be UTF-8: an escape that is malformed, or bytes that are not UTF-8, are refused, never
 /// repaired into U+FFFD (two accounts must never read as one). A name given twice is refused, as a JSON member
 /// given twice is.
-struct QueryParameters: Sendable {
+public struct QueryParameters: Sendable {
     /// The parameters, in order.
-    let pairs: [(name: String, value: String)]
+    public let pairs: [(name: String, value: String)]
 
     /// - Throws: ``ServerError`` ``ServerError/Code/invalidOption`` or ``ServerError/Code/duplicateMember``.
-    init(_ query: String?) throws(ServerError) {
+    public init(_ query: String?) throws(ServerError) {
         var pairs: [(name: String, value: String)] = []
         var names = Set<String>()
         for part in (query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
@@ -25,11 +25,11 @@ struct QueryParameters: Sendable {
         self.pairs = pairs
     }
 
-    subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
+    public subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
 
     /// `text` with each `%XX` replaced by its byte, once; `nil` when an escape is malformed or the result is not
     /// UTF-8.
-    static func decode(_ text: Substring) -> String? {
+    public static func decode(_ text: Substring) -> String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()
