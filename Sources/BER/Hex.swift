@@ -48,6 +48,25 @@ package enum Hex {
         return .success(bytes)
     }
 
+    /// `text` with each `%XX` escape (RFC 3986 §2.1) replaced by its byte, once (a `+` stays a `+`); `nil` when an
+    /// escape is malformed or the bytes are not UTF-8, which are never repaired into U+FFFD.
+    public static func percentDecoded(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(nibble), let low = iterator.next().flatMap(nibble) else {
+                return nil
+            }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
     private static func nibble(_ character: UInt8) -> UInt8? {
         switch character {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")

@@ -1,3 +1,5 @@
+import BER
+
 /// Where the ledger is, as `--ledger` names it: `none`, `sqlite:PATH` (a bare path ending in `.sqlite` too), or
 /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|require]` (`postgresql://` too).
 public enum LedgerLocation: Sendable, Hashable, CustomStringConvertible {
@@ -81,8 +83,8 @@ public enum LedgerLocation: Sendable, Hashable, CustomStringConvertible {
             host = hostPort[..<colon]
             port = try portNumber(hostPort[hostPort.index(after: colon)...])
         }
-        guard let user = percentDecoded(userText), !user.isEmpty, !host.isEmpty,
-            let database = path.flatMap(percentDecoded), !database.isEmpty
+        guard let user = Hex.percentDecoded(userText), !user.isEmpty, !host.isEmpty,
+            let database = path.flatMap(Hex.percentDecoded), !database.isEmpty
         else {
             throw LedgerError(.invalidLocation, "a PostgreSQL URL is postgres://USER@HOST:PORT/DATABASE")
         }
@@ -98,7 +100,7 @@ public enum LedgerLocation: Sendable, Hashable, CustomStringConvertible {
         }
         var urlPassword: String?
         if let passwordText {
-            guard let decoded = percentDecoded(passwordText) else {
+            guard let decoded = Hex.percentDecoded(passwordText) else {
                 throw LedgerError(.invalidLocation, "the PostgreSQL URL's password is not valid percent-encoding")
             }
             urlPassword = decoded
@@ -118,31 +120,5 @@ public enum LedgerLocation: Sendable, Hashable, CustomStringConvertible {
             throw LedgerError(.invalidLocation, "a PostgreSQL port is 1 to 65535")
         }
         return port
-    }
-
-    /// `%XX` escapes decoded; `nil` when an escape is malformed or the result is not UTF-8.
-    static func percentDecoded(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                return nil
-            }
-            bytes.append(high << 4 | low)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -255,6 +255,58 @@ struct LedgerAttackTests {
         await ledger.close()
     }
 
+    // MARK: - 2. "New" reaches the owner
+
+    /// A StoreKit 2 renewal of the fixture's subscription (original 2000000100000003), signed at `signed`.
+    static func renewal(_ id: String, signed: Int64 = 1_751_000_000_000) throws -> String {
+        let payload = """
+            {"transactionId":"\(id)","originalTransactionId":"\(monthly)","bundleId":"\(bundle)",\
+            "productId":"org.example.receiptforge.monthly","purchaseDate":1750441148000,\
+            "originalPurchaseDate":1747849148000,"expiresDate":1753033148000,"quantity":1,\
+            "type":"Auto-Renewable Subscription","inAppOwnershipType":"PURCHASED","signedDate":\(signed),\
+            "environment":"Sandbox","transactionReason":"RENEWAL"}
+            """
+        return try minter.mint(payloadJSON: Array(payload.utf8), variant: nil)
+    }
+
+    /// Apple's DID_RENEW for `transaction`, as the body Apple POSTs.
+    static func didRenew(_ transaction: String, uuid: String) throws -> String {
+        let payload = """
+            {"notificationType":"DID_RENEW","notificationUUID":"\(uuid)","version":"2.0",\
+            "signedDate":1751000000000,"data":{"bundleId":"\(bundle)","environment":"Sandbox",\
+            "signedTransactionInfo":"\(transaction)","status":1}}
+            """
+        let jws = try minter.mint(payloadJSON: Array(payload.utf8), variant: nil)
+        return String(decoding: JWSMinter.notificationBody(signedPayload: jws), as: UTF8.self)
+    }
+
+    /// Apple pushes the renewal first; an account-less caller and another account see it too. The owner's next
+    /// verification still finds it new, once.
+    @Test(arguments: Store.allCases)
+    func aRenewalAppleNotifiedFirstIsStillNewToItsOwner(store: Store) async throws {
+        guard store.isAvailable else { return }
+        let place = try Place(store)
+        let service = try Self.service(ledger: try await place.ledger())
+        let renewal = try Self.renewal("2000000100000007")
+        let signed = { (account: String?) -> Call in
+            var object = ["signed_transaction": renewal]
+            object["account"] = account
+            return Call(path: "/v1/verify", body: Self.json(object))
+        }
+        let responses = try await Self.exchange(
+            [
+                Self.verify(account: "alice", receipt: try Self.receipt()),
+                Call(path: "/v1/notifications/appstore", body: try Self.didRenew(renewal, uuid: "uuid-renewal-1")),
+                signed(nil), signed("mallory"), signed("alice"), signed("alice"),
+            ], service)
+        #expect(responses.map(\.status.code) == [200, 200, 200, 200, 200, 200])
+        #expect(try Support.object(responses[1].body)["status"] as? String == "recorded")
+        let news = try responses[2...].map { try Self.ledgerMember($0)["new_transaction_ids"] as? [String] }
+        #expect(news == [["2000000100000007"], [], ["2000000100000007"], []])
+        let conflicts = try Self.ledgerMember(responses[3])["conflicts"] as? [[String: Any]]
+        #expect(conflicts?.first?["account"] as? String == "alice")
+    }
+
     // MARK: - 3. Only the operator's apps are credited
 
     /// Another app's receipt holding the very transaction and product ids of the operator's (the legacy fixture):
@@ -406,6 +458,32 @@ struct LedgerAttackTests {
         for response in apple { #expect(try Support.status(response.body) == 21000) }
     }
 
+    /// A signed transaction whose expiry is written in exponent form: refused (`jws.malformed`), never read as the
+    /// leading digits (1 ms after 1970) nor as no expiry at all; nothing is recorded.
+    @Test(arguments: Store.allCases)
+    func exponentNumbersWhereAppleWritesIntegersAreRefused(store: Store) async throws {
+        guard store.isAvailable else { return }
+        let place = try Place(store)
+        let service = try Self.service(ledger: try await place.ledger())
+        var bodies: [Call] = []
+        for expiry in ["1.753033148e12", "1753033148e0", "\"1753033148000\""] {
+            let payload = """
+                {"transactionId":"2000000100000008","originalTransactionId":"2000000100000008","bundleId":"\(Self.bundle)",\
+                "productId":"org.example.receiptforge.monthly","purchaseDate":1750441148000,"expiresDate":\(expiry),\
+                "type":"Auto-Renewable Subscription","signedDate":1751000000000,"environment":"Sandbox"}
+                """
+            let jws = try Self.minter.mint(payloadJSON: Array(payload.utf8), variant: nil)
+            bodies.append(Call(path: "/v1/verify", body: Self.json(["signed_transaction": jws])))
+        }
+        let responses = try await Self.exchange(bodies + [Self.get("/v1/transactions/2000000100000008")], service)
+        for response in responses.dropLast() {
+            let verdict = try Support.object(response.body)
+            #expect(verdict["verdict"] as? String == "invalid")
+            #expect((verdict["reasons"] as? [[String: Any]])?.first?["code"] as? String == "jws.malformed")
+        }
+        #expect(responses.last?.status == .notFound)
+    }
+
     // MARK: - 6. One bad entry never fails another's batch
 
     /// The valid fixture minted with its pro purchase's transaction id made 8 KB (or any other malformed id): the
@@ -480,26 +558,20 @@ struct LedgerAttackTests {
     }
 
     /// A V1 notification's unsigned members, however large, take at most 16 KiB of the ledger.
-    @Test func v1HintsAreBounded() throws {
+    @Test(arguments: [1, 20_000])
+    func v1HintsAreBounded(entries: Int) throws {
         let entry = #"{"transaction_id":"1","original_transaction_id":"1","product_id":"p"}"#
-        let big = Array(repeating: entry, count: 20_000).joined(separator: ",")
         let body =
             #"{"notification_type":"RENEWAL","unified_receipt":{"latest_receipt":"AAAA","latest_receipt_info":["#
-            + big + "]}}"
+            + Array(repeating: entry, count: entries).joined(separator: ",") + "]}}"
         guard case .version1(let notification) = try NotificationBody(parsing: Array(body.utf8)) else {
             Issue.record("not read as version 1")
             return
         }
         #expect(notification.unverifiedHints.utf8.count <= LedgerLimits.maximumHintsLength)
-        #expect(notification.unverifiedHints.contains("\"omitted_bytes\""))
-        let small =
-            #"{"notification_type":"RENEWAL","unified_receipt":{"latest_receipt":"AAAA","latest_receipt_info":["#
-            + entry + "]}}"
-        guard case .version1(let kept) = try NotificationBody(parsing: Array(small.utf8)) else {
-            Issue.record("not read as version 1")
-            return
-        }
-        #expect(kept.unverifiedHints.contains("latest_receipt_info"))
+        let kept = notification.unverifiedHints.contains("latest_receipt_info")
+        #expect(kept == (entries == 1), "small hints kept whole, large ones summarized")
+        #expect(notification.unverifiedHints.contains("\"omitted_bytes\"") == !kept)
     }
 
     // MARK: - 7. Refunds follow the latest signed statement, receipts included

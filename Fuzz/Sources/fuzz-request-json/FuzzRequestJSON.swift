@@ -71,7 +71,7 @@ enum FuzzRequestJSON {
         for (name, value) in parameters.pairs {
             for text in [name, value] {
                 let encoded = text.utf8.map { byte in "%" + String(byte, radix: 16, uppercase: true).leftPadded() }
-                guard QueryParameters.decode(encoded.joined()[...]) == text else {
+                guard (try? QueryParameters("x=" + encoded.joined()))?["x"] == text else {
                     fatalError("a query parameter percent-encoded does not decode once to itself")
                 }
             }

@@ -1,3 +1,5 @@
+import BER
+
 /// A request's query, decoded once and exactly: `/v1/verify`'s options for a raw body, `/v1/entitlements`'
 /// `account` and `at`. Each name and value has its `%XX` escapes replaced by their bytes once (a `+` stays a
 /// `+`), and must then be UTF-8: an escape that is malformed, or bytes that are not UTF-8, are refused, never
@@ -13,7 +15,9 @@ public struct QueryParameters: Sendable {
         var names = Set<String>()
         for part in (query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
             let halves = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = Self.decode(halves[0]), let value = Self.decode(halves.count > 1 ? halves[1] : "") else {
+            guard let name = Hex.percentDecoded(halves[0]),
+                let value = Hex.percentDecoded(halves.count > 1 ? halves[1] : "")
+            else {
                 throw ServerError(
                     .invalidOption, "the query holds a malformed %-escape or bytes that are not UTF-8")
             }
@@ -26,32 +30,4 @@ public struct QueryParameters: Sendable {
     }
 
     public subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
-
-    /// `text` with each `%XX` replaced by its byte, once; `nil` when an escape is malformed or the result is not
-    /// UTF-8.
-    public static func decode(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                return nil
-            }
-            bytes.append(high << 4 | low)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }

@@ -1,3 +1,4 @@
+import BER
 internal import HTTPTypes
 import Hummingbird
 import Logging
@@ -76,7 +77,7 @@ extension ReceiptRoutes {
         let ledger = try requireLedger()
         try access.authorize(request)
         // The router hands the path segment as sent: decoded here, once, and held to the shape of a transaction id.
-        guard let raw = context.parameters.get("id"), let id = QueryParameters.decode(raw[...]),
+        guard let raw = context.parameters.get("id"), let id = Hex.percentDecoded(raw[...]),
             LedgerLimits.isIdentifier(id)
         else {
             throw ServerError(
