@@ -183,13 +183,16 @@ struct TransactionRecorder {
     /// What Apple's unsigned answer may add: an entry of `in_app` or `latest_receipt_info` the receipt does not
     /// list, under one of the receipt's own original transaction ids, for a product the receipt lists under that
     /// id, with an expiry (a subscription period), in the receipt's bundle (Apple's answer names the same one, or
-    /// the fallback would not have let it decide). It is recorded as `apple_verify_receipt`, without a
+    /// the fallback would not have let it decide) and environment. It is recorded as `apple_verify_receipt`, without a
     /// cancellation (an unsigned word never revokes anything), and the ledger records it only while its purchase
     /// is unbound or bound to the account the verification names.
     func renewals(in response: VerifyReceiptResponse, tiedTo own: [LedgerTransaction], environment: String)
         -> [LedgerTransaction]
     {
         guard let bundleID = own.first?.bundleID, !bundleID.isEmpty, response.bundleID == bundleID else { return [] }
+        // The receipt's own environment, when it names one, is the renewals' too: Apple's word cannot make a
+        // Sandbox subscription's renewal a Production (paid) one.
+        if let stated = own.first?.environment, !stated.isEmpty, stated != environment { return [] }
         var products: [String: Set<String>] = [:]
         for transaction in own {
             products[transaction.originalTransactionID, default: []].insert(transaction.productID)
