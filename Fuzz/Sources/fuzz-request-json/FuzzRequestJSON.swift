@@ -28,6 +28,7 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
 
 enum FuzzRequestJSON {
     static func run(_ bytes: [UInt8]) {
+        queryString(String(decoding: bytes, as: UTF8.self))
         let json: RequestJSON
         do {
             json = try RequestJSON(parsing: bytes)
@@ -57,10 +58,9 @@ enum FuzzRequestJSON {
             }
         }
         checkRoundTrip(json)
-        query(String(decoding: bytes, as: UTF8.self))
     }
 
-    static func query(_ text: String) {
+    static func queryString(_ text: String) {
         let parameters: QueryParameters
         do {
             parameters = try QueryParameters(text)

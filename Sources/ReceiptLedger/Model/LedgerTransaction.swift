@@ -112,8 +112,13 @@ public struct LedgerTransaction: Sendable, Hashable {
 
     /// Whether merging this sighting into `held` (``merged(with:)``) would change anything but `lastSeen`.
     func addsFacts(to held: LedgerTransaction) -> Bool {
-        var merged = held.merged(with: self)
-        merged.lastSeen = held.lastSeen
-        return merged != held
+        held.merged(with: self).changesFacts(of: held)
+    }
+
+    /// Whether this record differs from `held` in anything but `lastSeen` (a fact, or whom it was reported to).
+    func changesFacts(of held: LedgerTransaction) -> Bool {
+        var copy = self
+        copy.lastSeen = held.lastSeen
+        return copy != held
     }
 }

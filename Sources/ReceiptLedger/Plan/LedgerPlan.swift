@@ -81,24 +81,23 @@ public enum LedgerPlan {
                 // "New" is per audience: the purchase's owner (a verification naming the account it is bound to),
                 // or callers naming no account. A conflicting account is neither; Apple's notifications report to
                 // no one. Each audience is told once, under the writer lock, whoever saw the transaction first.
-                let toOwner = entry.account.map { account in owner.map { $0.utf8.elementsEqual(account.utf8) } ?? false
-                }
+                let isOwner = entry.account.map { owner?.utf8.elementsEqual($0.utf8) ?? false } ?? false
                 let withoutAccount = entry.account == nil && reportsNew
                 guard let held = state.transactions[id] else {
                     // An unsigned word adds nothing to a purchase bound to another account than the one named.
-                    if !transaction.source.isSigned, owner != nil, toOwner != true { continue }
-                    transaction.reportedToOwner = toOwner == true
+                    if !transaction.source.isSigned, owner != nil, !isOwner { continue }
+                    transaction.reportedToOwner = isOwner
                     transaction.reportedWithoutAccount = withoutAccount
                     state.transactions[id] = transaction
                     inserted[id] = changes.inserts.count
                     changes.inserts.append(transaction)
                     if let token = transaction.appAccountToken { changes.accountTokens.append((id, token)) }
                     // A notification's answer lists what it recorded first, which consumes no one's "new".
-                    if toOwner == true || withoutAccount || !reportsNew { outcome.newTransactionIDs.append(id) }
+                    if isOwner || withoutAccount || !reportsNew { outcome.newTransactionIDs.append(id) }
                     continue
                 }
                 var merged = held.merged(with: transaction)
-                if toOwner == true, !held.reportedToOwner {
+                if isOwner, !held.reportedToOwner {
                     merged.reportedToOwner = true
                     outcome.newTransactionIDs.append(id)
                 } else if withoutAccount, !held.reportedWithoutAccount {
@@ -112,9 +111,7 @@ public enum LedgerPlan {
                 }
                 // Seen again with nothing new (the common case: a receipt verified again): only its last-seen
                 // time moves, by the batch's one touch; no copy of the record is made.
-                var unchanged = merged
-                unchanged.lastSeen = held.lastSeen
-                if inserted[id] == nil, updated[id] == nil, unchanged == held {
+                if inserted[id] == nil, updated[id] == nil, !merged.changesFacts(of: held) {
                     touched.insert(id)
                     continue
                 }
