@@ -205,6 +205,10 @@ struct ServeCommand: AsyncParsableCommand {
         let bundles =
             bundleIDs.isEmpty
             ? (env("RECEIPT_SERVER_BUNDLE_IDS")?.split(separator: ",").map(String.init) ?? []) : bundleIDs
+        // An empty bundle id names no app: it would let a receipt without one pass as the operator's.
+        guard !bundles.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
+            throw ValidationError("--bundle-id [RECEIPT_SERVER_BUNDLE_IDS] takes an app's bundle id, not an empty one")
+        }
         if !bundles.isEmpty { policy.acceptedBundleIDs = Set(bundles) }
         let environments =
             self.environment.isEmpty

@@ -21,7 +21,7 @@ struct ReceiptServerCommandTests {
         ["--port", "70000"], ["--port", "-1"], ["--at", "yesterday"], ["--environment", "Staging"],
         ["--log-level", "loud"], ["--max-in-flight", "0"], ["--root", "/nonexistent/root.pem"],
         ["--ledger", "mysql://u@h/db"], ["--ledger", "postgres://h/db"], ["--on-conflict", "ignore"],
-        ["--products", "/nonexistent/products.json"],
+        ["--products", "/nonexistent/products.json"], ["--bundle-id", ""], ["--bundle-id", " "],
     ])
     func badFlagsAreUsageErrors(arguments: [String]) throws {
         let outcome = try command.run(Self.unbindableHost + arguments)

@@ -435,7 +435,7 @@ public final class PostgresLedgerStore: LedgerStore {
                     ))
                 found = (transaction, row.16)
             }
-            if var (transaction, owner) = found {
+            if case (var transaction, let owner)? = found {
                 let tokens = try await connection.query(
                     "SELECT app_account_token FROM ledger_account_tokens WHERE transaction_id = \(id)", logger: logger)
                 for try await token in tokens.decode(String.self) { transaction.appAccountToken = token }
