@@ -158,182 +158,16 @@ struct ServeCommand: AsyncParsableCommand {
     var logLevel: String?
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        func env(_ name: String) -> String? {
-            guard let value = environment[name], !value.isEmpty else { return nil }
-            return value
-        }
-        func envFlag(_ name: String) -> Bool { ["1", "true", "yes"].contains(env(name)?.lowercased() ?? "") }
-        func number<T: LosslessStringConvertible>(_ flag: T?, _ name: String, default value: T) throws -> T {
-            if let flag { return flag }
-            guard let text = env(name) else { return value }
-            guard let parsed = T(text) else { throw ValidationError("\(name) must be a number, not \(text)") }
-            return parsed
-        }
-        func seconds(_ flag: Double?, _ option: String, _ name: String, default value: Double) throws -> Duration {
-            let seconds = try number(flag, name, default: value)
-            guard let duration = Duration(configuredSeconds: seconds) else {
-                throw ValidationError(
-                    "\(option) [\(name)] takes a positive number of seconds, at most \(Int(Duration.longestConfiguredSeconds))"
-                )
-            }
-            return duration
-        }
-
-        let levelName = logLevel ?? env("RECEIPT_SERVER_LOG_LEVEL") ?? "info"
-        guard let level = Logger.Level(rawValue: levelName) else {
-            throw ValidationError("--log-level takes trace, debug, info, notice, warning, error or critical")
-        }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let logger = Logger(label: "receipt-server")
-
-        var anchors = TrustAnchors(allowsXcodeStoreKitTesting: allowXcode || envFlag("RECEIPT_SERVER_ALLOW_XCODE"))
-        let rootPaths =
-            (roots.isEmpty ? (env("RECEIPT_SERVER_ROOT")?.split(separator: ":").map(String.init) ?? []) : roots)
-            + (rootFolders.isEmpty
-                ? (env("RECEIPT_SERVER_ROOTS")?.split(separator: ":").map(String.init) ?? []) : rootFolders)
-        for path in rootPaths {
-            do { try anchors.addRoots(fromPath: path) } catch {
-                throw ValidationError("cannot load roots from \(path): \(error.reason)")
-            }
-        }
-        var policy = ReceiptPolicy()
-        let bundles =
-            bundleIDs.isEmpty
-            ? (env("RECEIPT_SERVER_BUNDLE_IDS")?.split(separator: ",").map(String.init) ?? []) : bundleIDs
-        // An empty bundle id names no app: it would let a receipt without one pass as the operator's.
-        guard !bundles.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
-            throw ValidationError("--bundle-id [RECEIPT_SERVER_BUNDLE_IDS] takes an app's bundle id, not an empty one")
-        }
-        if !bundles.isEmpty { policy.acceptedBundleIDs = Set(bundles) }
-        let environments =
-            self.environment.isEmpty
-            ? (env("RECEIPT_SERVER_ENVIRONMENTS")?.split(separator: ",").map(String.init) ?? []) : self.environment
-        if !environments.isEmpty {
-            policy.acceptedEnvironments = Set(
-                try environments.map { name in
-                    guard let value = ReceiptEnvironment(rawValue: name) else {
-                        throw ValidationError("--environment takes Production, Sandbox or Xcode, not \(name)")
-                    }
-                    return value
-                })
-        }
-        let appIDs =
-            appAppleIDs.isEmpty
-            ? try (env("RECEIPT_SERVER_APP_APPLE_IDS")?.split(separator: ",") ?? []).map { text in
-                guard let id = Int64(text) else { throw ValidationError("RECEIPT_SERVER_APP_APPLE_IDS takes numbers") }
-                return id
-            } : appAppleIDs
-        if !appIDs.isEmpty { policy.acceptedAppAppleIDs = Set(appIDs) }
-        if maximumJWSAge != nil || env("RECEIPT_SERVER_MAX_JWS_AGE") != nil {
-            policy.maximumSignedAge = try seconds(
-                maximumJWSAge, "--max-jws-age", "RECEIPT_SERVER_MAX_JWS_AGE", default: 0)
-        }
-        let atName = at ?? env("RECEIPT_SERVER_AT") ?? "creation"
-        guard let validationTime = ReceiptServerConfiguration.validationTime(named: atName),
-            validationTime == .receiptCreation || validationTime == .now
-        else {
-            throw ValidationError("--at takes creation or now")
-        }
-
-        var configuration = ReceiptServerConfiguration(
-            host: host ?? env("RECEIPT_SERVER_HOST") ?? "127.0.0.1",
-            port: try Self.validPort(number(port, "RECEIPT_SERVER_PORT", default: 8080)),
-            validationTime: validationTime,
-            acceptsAnyEnvironment: acceptAnyEnvironment || envFlag("RECEIPT_SERVER_ACCEPT_ANY_ENVIRONMENT"),
-            sharedSecret: env("RECEIPT_SERVER_SHARED_SECRET"),
-            maximumBodySize: try number(maximumBodySize, "RECEIPT_SERVER_MAX_BODY_SIZE", default: 1 << 20),
-            maximumInFlight: try number(maximumInFlight, "RECEIPT_SERVER_MAX_IN_FLIGHT", default: 256),
-            bodyTimeout: try seconds(bodyTimeout, "--body-timeout", "RECEIPT_SERVER_BODY_TIMEOUT", default: 10),
-            idleTimeout: try seconds(idleTimeout, "--idle-timeout", "RECEIPT_SERVER_IDLE_TIMEOUT", default: 60))
-        configuration.apiTokens =
-            env("RECEIPT_SERVER_API_TOKENS")?.split(separator: ",").map {
-                String($0).trimmingCharacters(in: .whitespaces)
-            }
-            .filter { !$0.isEmpty } ?? []
-        guard configuration.maximumBodySize > 0, configuration.maximumInFlight > 0 else {
-            throw ValidationError("--max-body-size and --max-in-flight must be positive")
-        }
-
+        let env = ServeEnvironment()
+        let logger = try bootstrapLogging(env)
+        let anchors = try trustAnchors(env)
+        let (policy, bundles, environments) = try policy(env)
+        let configuration = try serverConfiguration(env)
         let verifier = ReceiptVerifier(
             configuration: .init(trustAnchors: anchors, validationTime: .receiptCreation, policy: policy))
-        let remoteOn = remoteFallback || envFlag("RECEIPT_SERVER_REMOTE_FALLBACK")
-        let decider: any ReceiptDecider
-        var remoteDescription = "off"
-        if remoteOn {
-            let fallback: FallbackVerifier
-            let deadline = try seconds(
-                remoteDeadline, "--remote-deadline", "RECEIPT_SERVER_REMOTE_DEADLINE", default: 30)
-            do throws(ServerError) {
-                fallback = try FallbackVerifier.apple(
-                    verifier: verifier,
-                    productionURL: appleProductionURL ?? env("RECEIPT_SERVER_APPLE_PRODUCTION_URL"),
-                    sandboxURL: appleSandboxURL ?? env("RECEIPT_SERVER_APPLE_SANDBOX_URL"),
-                    deadline: deadline, logger: logger)
-            } catch {
-                throw ValidationError(error.reason)
-            }
-            decider = fallback
-            let urls = fallback.remoteURLs
-            remoteDescription = "on (production \(urls?.production ?? "?"), sandbox \(urls?.sandbox ?? "?"))"
-        } else {
-            decider = FallbackVerifier(verifier: verifier)
-        }
-        let conflictName = onConflict ?? env("RECEIPT_SERVER_ON_CONFLICT") ?? "report"
-        guard let conflictPolicy = ConflictPolicy(rawValue: conflictName) else {
-            throw ValidationError("--on-conflict takes report or reject")
-        }
-        let location: LedgerLocation
-        let catalogue: ProductCatalogue
-        do throws(LedgerError) {
-            if let text = ledger ?? env("RECEIPT_SERVER_LEDGER") {
-                location = try LedgerLocation(parsing: text, password: env("RECEIPT_SERVER_LEDGER_PASSWORD"))
-            } else {
-                location = LedgerLocation.defaultLocation
-            }
-            if let path = products ?? env("RECEIPT_SERVER_PRODUCTS") {
-                catalogue = try Self.catalogue(path)
-            } else {
-                catalogue = ProductCatalogue()
-            }
-        } catch {
-            throw ValidationError(error.reason)
-        }
-        // A ledger credits what it records: without the operator's apps named, a receipt of anyone's app (one using
-        // the victim's product ids) would become an entitlement.
-        if case .none = location {
-        } else if bundles.isEmpty {
-            throw ValidationError(
-                "the ledger is on (\(location)) and no app is configured: add --bundle-id <your app's bundle id> "
-                    + "(repeatable) [RECEIPT_SERVER_BUNDLE_IDS], so that only your apps' purchases are recorded, "
-                    + "or run without a ledger: --ledger none")
-        }
-        let syncEveryCommit: Bool
-        switch env("RECEIPT_SERVER_LEDGER_SYNC") ?? "changes" {
-        case "changes": syncEveryCommit = false
-        case "every-commit": syncEveryCommit = true
-        default: throw ValidationError("RECEIPT_SERVER_LEDGER_SYNC takes changes or every-commit")
-        }
-        let storeOptions = LedgerStoreOptions(
-            busyTimeout: try seconds(
-                nil, "RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT", "RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT", default: 5),
-            deadline: try seconds(nil, "RECEIPT_SERVER_LEDGER_DEADLINE", "RECEIPT_SERVER_LEDGER_DEADLINE", default: 10),
-            syncEveryCommit: syncEveryCommit)
-        let openedLedger: Ledger?
-        do throws(LedgerError) {
-            let store = try await Ledger.openStore(location, options: storeOptions, logger: logger)
-            openedLedger = store.map { Ledger(store: $0, catalogue: catalogue, onConflict: conflictPolicy) }
-            if let sqlite = store as? SQLiteLedgerStore, try await sqlite.holdsSubscriptionState() {
-                openedLedger?.noteSubscriptionState()
-            }
-        } catch {
-            logger.critical("cannot open the ledger", metadata: ["ledger": "\(location)", "error": "\(error)"])
-            throw ExitCode(69)  // EX_UNAVAILABLE
-        }
+        let (decider, remoteDescription) = try decider(verifier, env, logger: logger)
+        let ledgerSettings = try ledgerSettings(env, bundles: bundles)
+        let openedLedger = try await Self.openLedger(ledgerSettings, logger: logger)
 
         logger.info(
             "starting",
@@ -341,7 +175,8 @@ struct ServeCommand: AsyncParsableCommand {
                 "configuration": "\(configuration)", "extra_roots": "\(anchors.additionalRoots.count)",
                 "allow_xcode": "\(anchors.allowsXcodeStoreKitTesting)", "bundle_ids": "\(bundles)",
                 "environments": "\(environments)", "remote_fallback": "\(remoteDescription)",
-                "ledger": "\(location)", "products": "\(catalogue.kinds.count)", "on_conflict": "\(conflictPolicy)",
+                "ledger": "\(ledgerSettings.location)", "products": "\(ledgerSettings.catalogue.kinds.count)",
+                "on_conflict": "\(ledgerSettings.onConflict)",
             ])
         do {
             try await ReceiptService(
@@ -354,6 +189,192 @@ struct ServeCommand: AsyncParsableCommand {
         }
         await openedLedger?.close()
         logger.info("stopped")
+    }
+
+    /// Standard error at `--log-level`, for every logger of the process.
+    func bootstrapLogging(_ env: ServeEnvironment) throws -> Logger {
+        let levelName = logLevel ?? env.text("RECEIPT_SERVER_LOG_LEVEL") ?? "info"
+        guard let level = Logger.Level(rawValue: levelName) else {
+            throw ValidationError("--log-level takes trace, debug, info, notice, warning, error or critical")
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        return Logger(label: "receipt-server")
+    }
+
+    /// Apple's pinned roots, Xcode's when allowed, and the operator's extra roots.
+    func trustAnchors(_ env: ServeEnvironment) throws -> TrustAnchors {
+        var anchors = TrustAnchors(allowsXcodeStoreKitTesting: allowXcode || env.flag("RECEIPT_SERVER_ALLOW_XCODE"))
+        let paths =
+            env.list(roots, "RECEIPT_SERVER_ROOT", separator: ":")
+            + env.list(rootFolders, "RECEIPT_SERVER_ROOTS", separator: ":")
+        for path in paths {
+            do { try anchors.addRoots(fromPath: path) } catch {
+                throw ValidationError("cannot load roots from \(path): \(error.reason)")
+            }
+        }
+        return anchors
+    }
+
+    /// The operator's policy, with the bundle ids and environment names it was given (for the start-up log).
+    func policy(_ env: ServeEnvironment) throws -> (ReceiptPolicy, bundles: [String], environments: [String]) {
+        var policy = ReceiptPolicy()
+        let bundles = env.list(bundleIDs, "RECEIPT_SERVER_BUNDLE_IDS")
+        // An empty bundle id names no app: it would let a receipt without one pass as the operator's.
+        guard !bundles.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
+            throw ValidationError("--bundle-id [RECEIPT_SERVER_BUNDLE_IDS] takes an app's bundle id, not an empty one")
+        }
+        if !bundles.isEmpty { policy.acceptedBundleIDs = Set(bundles) }
+        let environments = env.list(self.environment, "RECEIPT_SERVER_ENVIRONMENTS")
+        if !environments.isEmpty {
+            policy.acceptedEnvironments = Set(
+                try environments.map { name in
+                    guard let value = ReceiptEnvironment(rawValue: name) else {
+                        throw ValidationError("--environment takes Production, Sandbox or Xcode, not \(name)")
+                    }
+                    return value
+                })
+        }
+        let appIDs =
+            appAppleIDs.isEmpty
+            ? try env.list([], "RECEIPT_SERVER_APP_APPLE_IDS").map { text in
+                guard let id = Int64(text) else { throw ValidationError("RECEIPT_SERVER_APP_APPLE_IDS takes numbers") }
+                return id
+            } : appAppleIDs
+        if !appIDs.isEmpty { policy.acceptedAppAppleIDs = Set(appIDs) }
+        if maximumJWSAge != nil || env.text("RECEIPT_SERVER_MAX_JWS_AGE") != nil {
+            policy.maximumSignedAge = try env.seconds(
+                maximumJWSAge, "--max-jws-age", "RECEIPT_SERVER_MAX_JWS_AGE", default: 0)
+        }
+        return (policy, bundles, environments)
+    }
+
+    /// Where to listen, the validation time, the shared secret, the backend's tokens and the limits.
+    func serverConfiguration(_ env: ServeEnvironment) throws -> ReceiptServerConfiguration {
+        let atName = at ?? env.text("RECEIPT_SERVER_AT") ?? "creation"
+        guard let validationTime = ReceiptServerConfiguration.validationTime(named: atName),
+            validationTime == .receiptCreation || validationTime == .now
+        else {
+            throw ValidationError("--at takes creation or now")
+        }
+        var configuration = ReceiptServerConfiguration(
+            host: host ?? env.text("RECEIPT_SERVER_HOST") ?? "127.0.0.1",
+            port: try Self.validPort(env.number(port, "RECEIPT_SERVER_PORT", default: 8080)),
+            validationTime: validationTime,
+            acceptsAnyEnvironment: acceptAnyEnvironment || env.flag("RECEIPT_SERVER_ACCEPT_ANY_ENVIRONMENT"),
+            sharedSecret: env.text("RECEIPT_SERVER_SHARED_SECRET"),
+            maximumBodySize: try env.number(maximumBodySize, "RECEIPT_SERVER_MAX_BODY_SIZE", default: 1 << 20),
+            maximumInFlight: try env.number(maximumInFlight, "RECEIPT_SERVER_MAX_IN_FLIGHT", default: 256),
+            bodyTimeout: try env.seconds(bodyTimeout, "--body-timeout", "RECEIPT_SERVER_BODY_TIMEOUT", default: 10),
+            idleTimeout: try env.seconds(idleTimeout, "--idle-timeout", "RECEIPT_SERVER_IDLE_TIMEOUT", default: 60))
+        configuration.apiTokens = env.list([], "RECEIPT_SERVER_API_TOKENS").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        .filter { !$0.isEmpty }
+        guard configuration.maximumBodySize > 0, configuration.maximumInFlight > 0 else {
+            throw ValidationError("--max-body-size and --max-in-flight must be positive")
+        }
+        return configuration
+    }
+
+    /// The local verifier, with Apple's verifyReceipt behind it when the remote fallback is on; and a description
+    /// of the remote side for the start-up log.
+    func decider(_ verifier: ReceiptVerifier, _ env: ServeEnvironment, logger: Logger) throws
+        -> (any ReceiptDecider, String)
+    {
+        guard remoteFallback || env.flag("RECEIPT_SERVER_REMOTE_FALLBACK") else {
+            return (FallbackVerifier(verifier: verifier), "off")
+        }
+        let deadline = try env.seconds(
+            remoteDeadline, "--remote-deadline", "RECEIPT_SERVER_REMOTE_DEADLINE", default: 30)
+        let fallback: FallbackVerifier
+        do throws(ServerError) {
+            fallback = try FallbackVerifier.apple(
+                verifier: verifier,
+                productionURL: appleProductionURL ?? env.text("RECEIPT_SERVER_APPLE_PRODUCTION_URL"),
+                sandboxURL: appleSandboxURL ?? env.text("RECEIPT_SERVER_APPLE_SANDBOX_URL"),
+                deadline: deadline, logger: logger)
+        } catch {
+            throw ValidationError(error.reason)
+        }
+        let urls = fallback.remoteURLs
+        return (fallback, "on (production \(urls?.production ?? "?"), sandbox \(urls?.sandbox ?? "?"))")
+    }
+
+    /// Where the ledger is and how it runs.
+    struct LedgerSettings {
+        var location: LedgerLocation
+        var catalogue: ProductCatalogue
+        var onConflict: ConflictPolicy
+        var storeOptions: LedgerStoreOptions
+    }
+
+    /// The ledger's location, catalogue, conflict policy and store options. With the ledger on, the operator's apps
+    /// must be named: a ledger credits what it records, and without them a receipt of anyone's app (one using the
+    /// victim's product ids) would become an entitlement.
+    func ledgerSettings(_ env: ServeEnvironment, bundles: [String]) throws -> LedgerSettings {
+        let conflictName = onConflict ?? env.text("RECEIPT_SERVER_ON_CONFLICT") ?? "report"
+        guard let conflictPolicy = ConflictPolicy(rawValue: conflictName) else {
+            throw ValidationError("--on-conflict takes report or reject")
+        }
+        let location: LedgerLocation
+        let catalogue: ProductCatalogue
+        do throws(LedgerError) {
+            if let text = ledger ?? env.text("RECEIPT_SERVER_LEDGER") {
+                location = try LedgerLocation(parsing: text, password: env.text("RECEIPT_SERVER_LEDGER_PASSWORD"))
+            } else {
+                location = LedgerLocation.defaultLocation
+            }
+            if let path = products ?? env.text("RECEIPT_SERVER_PRODUCTS") {
+                catalogue = try Self.catalogue(path)
+            } else {
+                catalogue = ProductCatalogue()
+            }
+        } catch {
+            throw ValidationError(error.reason)
+        }
+        if location != .none, bundles.isEmpty {
+            throw ValidationError(
+                "the ledger is on (\(location)) and no app is configured: add --bundle-id <your app's bundle id> "
+                    + "(repeatable) [RECEIPT_SERVER_BUNDLE_IDS], so that only your apps' purchases are recorded, "
+                    + "or run without a ledger: --ledger none")
+        }
+        let syncEveryCommit: Bool
+        switch env.text("RECEIPT_SERVER_LEDGER_SYNC") ?? "changes" {
+        case "changes": syncEveryCommit = false
+        case "every-commit": syncEveryCommit = true
+        default: throw ValidationError("RECEIPT_SERVER_LEDGER_SYNC takes changes or every-commit")
+        }
+        let storeOptions = LedgerStoreOptions(
+            busyTimeout: try env.seconds(
+                nil, "RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT", "RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT", default: 5),
+            deadline: try env.seconds(
+                nil, "RECEIPT_SERVER_LEDGER_DEADLINE", "RECEIPT_SERVER_LEDGER_DEADLINE", default: 10),
+            syncEveryCommit: syncEveryCommit)
+        return LedgerSettings(
+            location: location, catalogue: catalogue, onConflict: conflictPolicy, storeOptions: storeOptions)
+    }
+
+    /// Opens (creating and migrating) the ledger; `nil` for `--ledger none`. A store that cannot be opened is
+    /// logged and exits 69 (`EX_UNAVAILABLE`).
+    static func openLedger(_ settings: LedgerSettings, logger: Logger) async throws -> Ledger? {
+        do throws(LedgerError) {
+            let store = try await Ledger.openStore(settings.location, options: settings.storeOptions, logger: logger)
+            let opened = store.map {
+                Ledger(store: $0, catalogue: settings.catalogue, onConflict: settings.onConflict)
+            }
+            if let sqlite = store as? SQLiteLedgerStore, try await sqlite.holdsSubscriptionState() {
+                opened?.noteSubscriptionState()
+            }
+            return opened
+        } catch {
+            logger.critical(
+                "cannot open the ledger", metadata: ["ledger": "\(settings.location)", "error": "\(error)"])
+            throw ExitCode(69)  // EX_UNAVAILABLE
+        }
     }
 
     /// The product catalogue at `path`.
