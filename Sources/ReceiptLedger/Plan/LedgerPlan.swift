@@ -1,4 +1,4 @@
-public import ReceiptModel
+import ReceiptModel
 import ReceiptVerification
 
 /// The ledger's one decision procedure, shared by every store: given what the store holds for a batch's
@@ -39,111 +39,13 @@ public enum LedgerPlan {
     /// Decides a batch.
     /// - Returns: the writes, and one outcome per entry, in order.
     public static func decide(_ entries: [LedgerEntry], snapshot: LedgerSnapshot) -> (LedgerChanges, [LedgerOutcome]) {
-        var state = snapshot
-        var changes = LedgerChanges()
-        var inserted: [String: Int] = [:]
-        var updated: [String: Int] = [:]
-        var touched = Set<String>()
+        var batch = BatchDecision(snapshot: snapshot)
         var outcomes: [LedgerOutcome] = []
         outcomes.reserveCapacity(entries.count)
-
-        for entry in entries {
-            if entry.verdict == .valid, let notification = entry.notification {
-                // A retry of a notification already recorded (this batch included) changes nothing.
-                guard state.notificationIDs.insert(notification.id).inserted else {
-                    let outcome = LedgerOutcome(isDuplicateNotification: true)
-                    changes.audits.append(audit(entry, outcome, verdict: entry.verdict.rawValue, reason: duplicateCode))
-                    outcomes.append(outcome)
-                    continue
-                }
-                changes.notifications.append(notification)
-            }
-            let transactions = entry.verdict == .valid ? unique(entry.transactions) : []
-            let conflicts = conflicts(of: transactions, account: entry.account, owners: state.owners)
-            if !conflicts.isEmpty && entry.onConflict == .reject {
-                let outcome = LedgerOutcome(conflicts: conflicts, isRejected: true)
-                changes.audits.append(audit(entry, outcome, verdict: "invalid", reason: LedgerPlan.conflictCode))
-                outcomes.append(outcome)
-                continue
-            }
-            if let account = entry.account {
-                for original in Set(transactions.map(\.originalTransactionID)).sorted()
-                where state.owners[original] == nil {
-                    state.owners[original] = account
-                    changes.bindings.append(.init(originalTransactionID: original, account: account, time: entry.time))
-                }
-            }
-            var outcome = LedgerOutcome(conflicts: conflicts)
-            let reportsNew = entry.reportsNew && entry.notification == nil
-            for var transaction in transactions {
-                let id = transaction.transactionID
-                let owner = state.owners[transaction.originalTransactionID]
-                // "New" is per audience: the purchase's owner (a verification naming the account it is bound to),
-                // or callers naming no account. A conflicting account is neither; Apple's notifications report to
-                // no one. Each audience is told once, under the writer lock, whoever saw the transaction first.
-                let isOwner = entry.account.map { owner?.utf8.elementsEqual($0.utf8) ?? false } ?? false
-                let withoutAccount = entry.account == nil && reportsNew
-                guard let held = state.transactions[id] else {
-                    // An unsigned word adds nothing to a purchase bound to another account than the one named.
-                    if !transaction.source.isSigned, owner != nil, !isOwner { continue }
-                    transaction.reportedToOwner = isOwner
-                    transaction.reportedWithoutAccount = withoutAccount
-                    state.transactions[id] = transaction
-                    inserted[id] = changes.inserts.count
-                    changes.inserts.append(transaction)
-                    if let token = transaction.appAccountToken { changes.accountTokens.append((id, token)) }
-                    // A notification's answer lists what it recorded first, which consumes no one's "new".
-                    if isOwner || withoutAccount || !reportsNew { outcome.newTransactionIDs.append(id) }
-                    continue
-                }
-                var merged = held.merged(with: transaction)
-                if isOwner, !held.reportedToOwner {
-                    merged.reportedToOwner = true
-                    outcome.newTransactionIDs.append(id)
-                } else if withoutAccount, !held.reportedWithoutAccount {
-                    merged.reportedWithoutAccount = true
-                    outcome.newTransactionIDs.append(id)
-                } else {
-                    outcome.knownTransactionIDs.append(id)
-                }
-                if let token = transaction.appAccountToken, held.appAccountToken == nil, inserted[id] == nil {
-                    changes.accountTokens.append((id, token))
-                }
-                // Seen again with nothing new (the common case: a receipt verified again): only its last-seen
-                // time moves, by the batch's one touch; no copy of the record is made.
-                if inserted[id] == nil, updated[id] == nil, !merged.changesFacts(of: held) {
-                    touched.insert(id)
-                    continue
-                }
-                state.transactions[id] = merged
-                if let position = inserted[id] {
-                    changes.inserts[position] = merged
-                } else if let position = updated[id] {
-                    changes.updates[position] = merged
-                } else {
-                    updated[id] = changes.updates.count
-                    changes.updates.append(merged)
-                    touched.remove(id)
-                }
-            }
-            if entry.verdict == .valid {
-                for renewal in entry.renewals {
-                    let original = renewal.originalTransactionID
-                    if let held = state.renewals[original], held.signedDate >= renewal.signedDate {
-                        outcome.staleRenewals += 1
-                        continue
-                    }
-                    state.renewals[original] = renewal
-                    changes.renewals.removeAll { $0.originalTransactionID == original }
-                    changes.renewals.append(renewal)
-                }
-            }
-            changes.touchTime = max(changes.touchTime ?? entry.time, entry.time)
-            changes.audits.append(audit(entry, outcome, verdict: entry.verdict.rawValue, reason: entry.reason))
-            outcomes.append(outcome)
-        }
-        changes.touched = touched.sorted()
-        readBackSubscriptions(entries, from: state, into: &outcomes)
+        for entry in entries { outcomes.append(batch.decide(entry)) }
+        var changes = batch.changes
+        changes.touched = batch.touched.sorted()
+        readBackSubscriptions(entries, from: batch.state, into: &outcomes)
         return (changes, outcomes)
     }
 

@@ -1,0 +1,134 @@
+import ReceiptVerification
+
+/// ``LedgerPlan/decide(_:snapshot:)`` one verification at a time: the state as the batch's earlier verifications
+/// left it, and what the batch writes so far.
+struct BatchDecision {
+    /// The snapshot with the batch's own effects applied.
+    private(set) var state: LedgerSnapshot
+    private(set) var changes = LedgerChanges()
+    /// Known transactions seen again with nothing new: only their last-seen time moves.
+    private(set) var touched = Set<String>()
+    /// Transaction id → its position in ``LedgerChanges/inserts`` or ``LedgerChanges/updates``.
+    private var inserted: [String: Int] = [:]
+    private var updated: [String: Int] = [:]
+
+    init(snapshot: LedgerSnapshot) {
+        state = snapshot
+    }
+
+    /// Decides one verification after those before it; its audit entry and writes join the batch's.
+    mutating func decide(_ entry: LedgerEntry) -> LedgerOutcome {
+        if entry.verdict == .valid, let notification = entry.notification {
+            // A retry of a notification already recorded (this batch included) changes nothing.
+            guard state.notificationIDs.insert(notification.id).inserted else {
+                let outcome = LedgerOutcome(isDuplicateNotification: true)
+                audit(entry, outcome, verdict: entry.verdict.rawValue, reason: LedgerPlan.duplicateCode)
+                return outcome
+            }
+            changes.notifications.append(notification)
+        }
+        let transactions = entry.verdict == .valid ? LedgerPlan.unique(entry.transactions) : []
+        let conflicts = LedgerPlan.conflicts(of: transactions, account: entry.account, owners: state.owners)
+        if !conflicts.isEmpty && entry.onConflict == .reject {
+            let outcome = LedgerOutcome(conflicts: conflicts, isRejected: true)
+            audit(entry, outcome, verdict: "invalid", reason: LedgerPlan.conflictCode)
+            return outcome
+        }
+        if let account = entry.account {
+            for original in Set(transactions.map(\.originalTransactionID)).sorted() where state.owners[original] == nil
+            {
+                state.owners[original] = account
+                changes.bindings.append(.init(originalTransactionID: original, account: account, time: entry.time))
+            }
+        }
+        var outcome = LedgerOutcome(conflicts: conflicts)
+        for transaction in transactions { record(transaction, of: entry, into: &outcome) }
+        if entry.verdict == .valid { apply(entry.renewals, into: &outcome) }
+        changes.touchTime = max(changes.touchTime ?? entry.time, entry.time)
+        audit(entry, outcome, verdict: entry.verdict.rawValue, reason: entry.reason)
+        return outcome
+    }
+
+    /// One transaction of a valid verification: inserted, merged into what is held, or only touched; reported new
+    /// to the verification's audience when that audience has not been told.
+    ///
+    /// "New" is per audience: the purchase's owner (a verification naming the account it is bound to), or callers
+    /// naming no account. A conflicting account is neither; Apple's notifications report to no one. Each audience is
+    /// told once, under the writer lock, whoever saw the transaction first.
+    private mutating func record(
+        _ sighting: LedgerTransaction, of entry: LedgerEntry, into outcome: inout LedgerOutcome
+    ) {
+        let id = sighting.transactionID
+        let owner = state.owners[sighting.originalTransactionID]
+        let isOwner = entry.account.map { owner?.utf8.elementsEqual($0.utf8) ?? false } ?? false
+        let reportsNew = entry.reportsNew && entry.notification == nil
+        let withoutAccount = entry.account == nil && reportsNew
+        guard let held = state.transactions[id] else {
+            // An unsigned word adds nothing to a purchase bound to another account than the one named.
+            if !sighting.source.isSigned, owner != nil, !isOwner { return }
+            var transaction = sighting
+            transaction.reportedToOwner = isOwner
+            transaction.reportedWithoutAccount = withoutAccount
+            state.transactions[id] = transaction
+            inserted[id] = changes.inserts.count
+            changes.inserts.append(transaction)
+            if let token = transaction.appAccountToken { changes.accountTokens.append((id, token)) }
+            // A notification's answer lists what it recorded first, which consumes no one's "new".
+            if isOwner || withoutAccount || !reportsNew { outcome.newTransactionIDs.append(id) }
+            return
+        }
+        var merged = held.merged(with: sighting)
+        if isOwner, !held.reportedToOwner {
+            merged.reportedToOwner = true
+            outcome.newTransactionIDs.append(id)
+        } else if withoutAccount, !held.reportedWithoutAccount {
+            merged.reportedWithoutAccount = true
+            outcome.newTransactionIDs.append(id)
+        } else {
+            outcome.knownTransactionIDs.append(id)
+        }
+        if let token = sighting.appAccountToken, held.appAccountToken == nil, inserted[id] == nil {
+            changes.accountTokens.append((id, token))
+        }
+        write(merged, over: held)
+    }
+
+    /// A known transaction as merged: seen again with nothing new (the common case: a receipt verified again), only
+    /// its last-seen time moves, by the batch's one touch, and no copy of the record is made; otherwise the record
+    /// replaces the batch's insert or update of it, or becomes an update.
+    private mutating func write(_ merged: LedgerTransaction, over held: LedgerTransaction) {
+        let id = merged.transactionID
+        if inserted[id] == nil, updated[id] == nil, !merged.changesFacts(of: held) {
+            touched.insert(id)
+            return
+        }
+        state.transactions[id] = merged
+        if let position = inserted[id] {
+            changes.inserts[position] = merged
+        } else if let position = updated[id] {
+            changes.updates[position] = merged
+        } else {
+            updated[id] = changes.updates.count
+            changes.updates.append(merged)
+            touched.remove(id)
+        }
+    }
+
+    /// Renewal infos, each replacing the held one only when Apple signed it later.
+    private mutating func apply(_ renewals: [LedgerRenewal], into outcome: inout LedgerOutcome) {
+        for renewal in renewals {
+            let original = renewal.originalTransactionID
+            if let held = state.renewals[original], held.signedDate >= renewal.signedDate {
+                outcome.staleRenewals += 1
+                continue
+            }
+            state.renewals[original] = renewal
+            changes.renewals.removeAll { $0.originalTransactionID == original }
+            changes.renewals.append(renewal)
+        }
+    }
+
+    private mutating func audit(_ entry: LedgerEntry, _ outcome: LedgerOutcome, verdict: String, reason: String?) {
+        changes.audits.append(LedgerPlan.audit(entry, outcome, verdict: verdict, reason: reason))
+    }
+}
