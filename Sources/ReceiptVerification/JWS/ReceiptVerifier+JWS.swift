@@ -151,28 +151,41 @@ extension ReceiptVerifier {
             }
         }
         if case .notification(let notification) = payload, depth == 0, !reasons.contains(where: Self.proves) {
-            for found in notification.nestedJWS {
-                var inner = request
-                inner.kind = found.kind
-                inner.member = found.member
-                let verdict: JWSVerdict
-                do throws(JWSError) {
-                    verdict = verify(try CompactJWS(found.text), inner, depth: depth + 1)
-                } catch {
-                    reasons.append(Reason(.jwsMalformed, "jws: \(found.member): \(error.reason) (\(error.code))"))
-                    continue
-                }
-                nested.append(verdict)
-                if let reason = verdict.reason {
-                    reasons.append(Reason(reason.code, "\(found.member): \(reason.message)"))
-                }
-            }
-            if let mismatch = Self.nestedMismatch(notification, nested) { reasons.append(mismatch) }
+            let inner = verifyNested(notification, request, depth: depth)
+            nested = inner.verdicts
+            reasons += inner.reasons
         }
         if reasons.isEmpty, let verified = evaluation.verified {
             cache.insert(verified.key, verified.chain)
         }
         return finish(reasons)
+    }
+
+    /// A notification's nested JWS, each typed by its member and verified like the notification (same time, same
+    /// policy); the reasons they add (a nested reason names its member), and whether they agree with it.
+    private func verifyNested(_ notification: NotificationV2, _ request: JWSRequest, depth: Int)
+        -> (verdicts: [JWSVerdict], reasons: [Reason])
+    {
+        var verdicts: [JWSVerdict] = []
+        var reasons: [Reason] = []
+        for found in notification.nestedJWS {
+            var inner = request
+            inner.kind = found.kind
+            inner.member = found.member
+            let verdict: JWSVerdict
+            do throws(JWSError) {
+                verdict = verify(try CompactJWS(found.text), inner, depth: depth + 1)
+            } catch {
+                reasons.append(Reason(.jwsMalformed, "jws: \(found.member): \(error.reason) (\(error.code))"))
+                continue
+            }
+            verdicts.append(verdict)
+            if let reason = verdict.reason {
+                reasons.append(Reason(reason.code, "\(found.member): \(reason.message)"))
+            }
+        }
+        if let mismatch = Self.nestedMismatch(notification, verdicts) { reasons.append(mismatch) }
+        return (verdicts, reasons)
     }
 
     /// Why a payload read as the kind it was stated to be is not one (``JWSPayload/Kind/mismatch(in:)``), or, for a
