@@ -163,48 +163,18 @@ public final class VerifyReceiptClient: Sendable {
             let outcome = await attempt(body: body, environment: environment, timeout: timeout, logger: attemptLogger)
 
             let failure: RemoteError
-            switch outcome {
-            case .success(let response):
-                attemptLogger.debug("verifyReceipt answered", metadata: ["status": "\(response.status)"])
-                let wrongEnvironment =
-                    (response.status == 21007 && environment.endpoint == .production)
-                    || (response.status == 21008 && environment.endpoint == .sandbox)
-                if response.status == 21007 || response.status == 21008 {
-                    circuitBreaker.recordSuccess()
-                    guard wrongEnvironment, !hopped else {
-                        throw RemoteError(
-                            .environmentLoop,
-                            "status \(response.status) from \(environment.endpointName) after the other endpoint redirected",
-                            lastStatus: response.status, attempts: attempts)
-                    }
-                    hopped = true
-                    environment = environment.otherEndpoint
-                    continue
-                }
-                guard Self.isRetryable(response) else {
-                    circuitBreaker.recordSuccess()
-                    var answered = response
-                    answered.answeredBy = environment
-                    return answered
-                }
-                circuitBreaker.recordFailure()
-                failure = RemoteError(
-                    .retriesExhausted, "Apple answered \(response.status) (try again) on every attempt",
-                    lastStatus: response.status)
-            case .failure(let error):
-                switch error.code {
-                case .cancelled:
-                    circuitBreaker.recordNeutral(permit)
-                    throw error.with(attempts: attempts)
-                case .httpStatus:
-                    // A 4xx says our request is wrong, not that Apple is down: not retried, not counted.
-                    circuitBreaker.recordSuccess()
-                    throw error.with(attempts: attempts)
-                default:
-                    circuitBreaker.recordFailure()
-                    failure = error
-                }
-                attemptLogger.debug("verifyReceipt attempt failed", metadata: ["code": "\(error.code)"])
+            switch try judge(
+                outcome, from: environment, hopped: hopped, permit: permit, attempts: attempts,
+                logger: attemptLogger)
+            {
+            case .answered(let response):
+                return response
+            case .hop:
+                hopped = true
+                environment = environment.otherEndpoint
+                continue
+            case .retry(let error):
+                failure = error
             }
 
             lastFailure = failure
@@ -223,6 +193,66 @@ public final class VerifyReceiptClient: Sendable {
                 try await clock.sleep(for: delay)
             } catch {
                 throw RemoteError(.cancelled, "cancelled while waiting to retry", attempts: attempts)
+            }
+        }
+    }
+
+    /// What one attempt's outcome means for the call.
+    private enum Next {
+        /// Apple's final answer.
+        case answered(VerifyReceiptResponse)
+        /// 21007 / 21008 from the wrong endpoint: ask the other one.
+        case hop
+        /// A failure worth another attempt, if the budget allows.
+        case retry(RemoteError)
+    }
+
+    /// Judges one attempt: a final answer, a hop to the other endpoint, a failure to retry, or (thrown) a failure
+    /// that ends the call. Records the attempt with the circuit breaker.
+    private func judge(
+        _ outcome: Result<VerifyReceiptResponse, RemoteError>, from environment: ReceiptEnvironment, hopped: Bool,
+        permit: CircuitBreaker.Permit, attempts: Int, logger: Logger
+    ) throws(RemoteError) -> Next {
+        switch outcome {
+        case .success(let response):
+            logger.debug("verifyReceipt answered", metadata: ["status": "\(response.status)"])
+            let wrongEnvironment =
+                (response.status == 21007 && environment.endpoint == .production)
+                || (response.status == 21008 && environment.endpoint == .sandbox)
+            if response.status == 21007 || response.status == 21008 {
+                circuitBreaker.recordSuccess()
+                guard wrongEnvironment, !hopped else {
+                    throw RemoteError(
+                        .environmentLoop,
+                        "status \(response.status) from \(environment.endpointName) after the other endpoint redirected",
+                        lastStatus: response.status, attempts: attempts)
+                }
+                return .hop
+            }
+            guard Self.isRetryable(response) else {
+                circuitBreaker.recordSuccess()
+                var answered = response
+                answered.answeredBy = environment
+                return .answered(answered)
+            }
+            circuitBreaker.recordFailure()
+            return .retry(
+                RemoteError(
+                    .retriesExhausted, "Apple answered \(response.status) (try again) on every attempt",
+                    lastStatus: response.status))
+        case .failure(let error):
+            switch error.code {
+            case .cancelled:
+                circuitBreaker.recordNeutral(permit)
+                throw error.with(attempts: attempts)
+            case .httpStatus:
+                // A 4xx says our request is wrong, not that Apple is down: not retried, not counted.
+                circuitBreaker.recordSuccess()
+                throw error.with(attempts: attempts)
+            default:
+                circuitBreaker.recordFailure()
+                logger.debug("verifyReceipt attempt failed", metadata: ["code": "\(error.code)"])
+                return .retry(error)
             }
         }
     }
