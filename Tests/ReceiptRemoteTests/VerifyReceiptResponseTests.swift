@@ -80,7 +80,10 @@ import Testing
         #"{"status":0,"latest_receipt":5}"#, #"{"status":0,"is-retryable":"maybe"}"#, #"{"status":0,"x":"\ud800"#,
         "{\"status\":0,\"x\":\"\u{01}\"}", #"{"status":0,}"#, #"{"status":01}"#,
         #"{"status":0}{"status":0}"#, "\u{FEFF}{\"status\":0}", #"{"status":-}"#,
-        #"{"status":0,"receipt":{"in_app":[1]}}"#,
+        #"{"status":0,"receipt":{"in_app":[1]}}"#, #"{"status":0,"status":21003}"#, #"{"status":0e0}"#,
+        #"{"status":0,"receipt":{"bundle_id":"a","in_app":[]},"receipt":{"bundle_id":"b","in_app":[]}}"#,
+        #"{"status":0,"latest_receipt_info":[],"latest_receipt_info":[{"transaction_id":"1"}]}"#,
+        #"{"status":0,"x":"\ud800\u0041"}"#,
     ])
     func hostileBodiesAreMalformedResponses(_ text: String) {
         let error = #expect(throws: RemoteError.self) { try VerifyReceiptResponse(body: Array(text.utf8)) }

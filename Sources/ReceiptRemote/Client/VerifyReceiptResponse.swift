@@ -64,35 +64,17 @@ public struct VerifyReceiptResponse: Sendable {
     static let maximumDepth = 64
 
     public init(body: [UInt8]) throws(RemoteError) {
-        var reader = JSONReader(body, maximumDepth: Self.maximumDepth)
-        let members: [JSONReader.Member]
-        do throws(JSONReader.Failure) {
-            members = try reader.topLevelMembers()
-        } catch {
-            throw RemoteError(.malformedResponse, "the response is not valid JSON: \(error.reason)")
-        }
+        let members = try Self.members(of: body)
         func first(_ key: String) -> JSONReader.Member? { members.first { $0.key == key } }
-        func malformed(_ reason: String) -> RemoteError { RemoteError(.malformedResponse, reason) }
 
         guard let statusValue = first("status")?.value.integerValue, let status = Int(exactly: statusValue) else {
-            throw malformed("`status` is missing or not an integer")
+            throw Self.malformed("`status` is missing or not an integer")
         }
         self.status = status
-        switch first("environment")?.value {
-        case nil, .null?: environment = nil
-        case .string(let value)?: environment = value
-        default: throw malformed("`environment` is not a string")
-        }
-        switch first("is-retryable")?.value {
-        case nil, .null?: isRetryable = nil
-        case .bool(let value)?: isRetryable = value
-        // Seen as 1/0 and "true"/"false" from some Apple pods; accepted, nothing else.
-        case .number("1")?, .string("true")?: isRetryable = true
-        case .number("0")?, .string("false")?: isRetryable = false
-        default: throw malformed("`is-retryable` is not a Boolean")
-        }
+        environment = try Self.optionalString(first("environment")?.value, "environment")
+        isRetryable = try Self.retryable(first("is-retryable")?.value)
         if let member = first("receipt"), member.value != .null {
-            guard let object = member.value.objectValue else { throw malformed("`receipt` is not an object") }
+            guard let object = member.value.objectValue else { throw Self.malformed("`receipt` is not an object") }
             receipt = object
             // Copies: the receipt's bytes are handed on separately from the body.
             receiptJSON = Array(body[member.range])
@@ -105,47 +87,80 @@ public struct VerifyReceiptResponse: Sendable {
             shape = .ios6
         }
         if let inApp = receipt?["in_app"], inApp.arrayValue?.allSatisfy({ $0.objectValue != nil }) != true {
-            throw malformed("`receipt.in_app` is not an array of objects")
+            throw Self.malformed("`receipt.in_app` is not an array of objects")
         }
         switch first("latest_receipt_info")?.value {
-        case nil, .null?: latestReceiptInfo = []
-        case .array(let elements)?:
-            var entries: [TransactionInfo] = []
-            for element in elements {
-                guard let object = element.objectValue else {
-                    throw malformed("`latest_receipt_info` has an entry that is not an object")
-                }
-                entries.append(TransactionInfo(json: object))
-            }
-            latestReceiptInfo = entries
         case .object(let object)?:
             latestReceiptInfo = [TransactionInfo(json: object)]
             shape = .ios6
-        default: throw malformed("`latest_receipt_info` is neither an array nor an object")
+        case let value:
+            latestReceiptInfo = try Self.objects(value, "latest_receipt_info").map(TransactionInfo.init(json:))
         }
-        switch first("pending_renewal_info")?.value {
-        case nil, .null?: pendingRenewalInfo = []
-        case .array(let elements)?:
-            var entries: [JSONObject] = []
-            for element in elements {
-                guard let object = element.objectValue else {
-                    throw malformed("`pending_renewal_info` has an entry that is not an object")
-                }
-                entries.append(object)
-            }
-            pendingRenewalInfo = entries
-        default: throw malformed("`pending_renewal_info` is not an array")
-        }
-        switch first("latest_receipt")?.value {
-        case nil, .null?: latestReceipt = nil
-        case .string(let value)?: latestReceipt = value
-        default: throw malformed("`latest_receipt` is not a string")
-        }
+        pendingRenewalInfo = try Self.objects(first("pending_renewal_info")?.value, "pending_renewal_info")
+        latestReceipt = try Self.optionalString(first("latest_receipt")?.value, "latest_receipt")
         self.shape = shape
         unknownMembers = members.filter { !Self.knownKeys.contains($0.key) }.map {
             JSONObject.Member(key: $0.key, value: $0.value)
         }
         self.body = body
+    }
+
+    /// The body's top-level members. A member this type reads, given twice, is malformed: the answer passed on to
+    /// the client (``body``) must never say one thing to a reader that takes the first and another to one that
+    /// takes the last.
+    private static func members(of body: [UInt8]) throws(RemoteError) -> [JSONReader.Member] {
+        var reader = JSONReader(body, maximumDepth: maximumDepth)
+        let members: [JSONReader.Member]
+        do throws(JSONReader.Failure) {
+            members = try reader.topLevelMembers()
+        } catch {
+            throw RemoteError(.malformedResponse, "the response is not valid JSON: \(error.reason)")
+        }
+        var seen = Set<String>()
+        for member in members where knownKeys.contains(member.key) {
+            guard seen.insert(member.key).inserted else { throw malformed("`\(member.key)` is given more than once") }
+        }
+        return members
+    }
+
+    private static func malformed(_ reason: String) -> RemoteError { RemoteError(.malformedResponse, reason) }
+
+    /// A string member; `nil` when absent or `null`.
+    private static func optionalString(_ value: JSONValue?, _ name: String) throws(RemoteError) -> String? {
+        switch value {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        default: throw malformed("`\(name)` is not a string")
+        }
+    }
+
+    /// `is-retryable`: a Boolean, or 1/0 and "true"/"false" as some Apple pods send it; nothing else.
+    private static func retryable(_ value: JSONValue?) throws(RemoteError) -> Bool? {
+        switch value {
+        case nil, .null?: return nil
+        case .bool(let flag)?: return flag
+        case .number("1")?, .string("true")?: return true
+        case .number("0")?, .string("false")?: return false
+        default: throw malformed("`is-retryable` is not a Boolean")
+        }
+    }
+
+    /// An array of objects; empty when absent or `null`.
+    private static func objects(_ value: JSONValue?, _ name: String) throws(RemoteError) -> [JSONObject] {
+        switch value {
+        case nil, .null?: return []
+        case .array(let elements)?:
+            var objects: [JSONObject] = []
+            objects.reserveCapacity(elements.count)
+            for element in elements {
+                guard let object = element.objectValue else {
+                    throw malformed("`\(name)` has an entry that is not an object")
+                }
+                objects.append(object)
+            }
+            return objects
+        default: throw malformed("`\(name)` is not an array")
+        }
     }
 
     /// `receipt.in_app` entries (app receipts), or the iOS 6 `receipt` itself as one transaction.
