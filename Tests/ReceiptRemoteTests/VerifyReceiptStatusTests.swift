@@ -19,7 +19,7 @@ import Testing
     }
 
     static func asked(
-        _ local: Verdict, _ combined: Verdict, by decidedBy: AttributedVerdict.DecidedBy, apple: VerifyReceiptResponse?,
+        _ local: Verdict, _ combined: Verdict, by decidedBy: DecidedBy, apple: VerifyReceiptResponse?,
         error: RemoteError? = nil
     ) -> AttributedVerdict {
         AttributedVerdict(

@@ -8,16 +8,6 @@ public import ReceiptVerification
 /// outcome, reasons and environment. Nothing here re-states the outcome: read it from ``verdict``.
 /// verifyReceipt's `status` for it comes from ``VerifyReceiptStatus``.
 public struct AttributedVerdict: Sendable, CustomStringConvertible {
-    /// Who decided ``verdict``.
-    public enum DecidedBy: String, Sendable, Hashable, CustomStringConvertible {
-        /// The bytes at hand: Apple was not asked, or gave no answer that may decide.
-        case local
-        /// Apple's verifyReceipt, asked by the remote fallback.
-        case remote
-
-        public var description: String { rawValue }
-    }
-
     /// The verdict that counts.
     public let verdict: Verdict
     /// Who decided it.
