@@ -28,7 +28,7 @@ extension ReceiptRoutes {
                 catalogue: ledger.catalogue, onConflict: ledger.onConflict)
             outcome = try await recordEntry(entry, context: context)
             if let outcome, outcome.isRejected {
-                answered = Self.refused(verdict, conflicts: outcome.conflicts)
+                answered = verdict.adding(Self.conflictRefusal(outcome.conflicts, "the purchase belongs"))
             }
         }
         var writer = JSONWriter(capacity: 4096)
@@ -75,16 +75,5 @@ extension ReceiptRoutes {
             context.logger.error("ledger write failed", metadata: ["error": "\(error)"])
             throw ServerError(.ledgerUnavailable, "the ledger could not record this verification; try again")
         }
-    }
-
-    /// A JWS verdict the ledger refused for its conflicts (``ConflictPolicy/reject``).
-    static func refused(_ verdict: JWSVerdict, conflicts: [LedgerConflict]) -> JWSVerdict {
-        let owners = Set(conflicts.map(\.owner)).sorted().joined(separator: ", ")
-        let refusal = Reason(
-            .ledgerConflict, "the purchase belongs to another account (\(owners)); this server refuses conflicts")
-        return JWSVerdict(
-            outcome: .invalid, reasons: [refusal], jws: verdict.jws, payload: verdict.payload,
-            environment: verdict.environment, validationTime: verdict.validationTime,
-            validationInstant: verdict.validationInstant, chain: verdict.chain, nested: verdict.nested)
     }
 }

@@ -40,15 +40,19 @@ extension ReceiptRoutes {
         }
         guard let outcome = try await recordEntry(entry, context: context) else { return (result, nil) }
         guard outcome.isRejected else { return (result, outcome) }
-        let owners = Set(outcome.conflicts.map(\.owner)).sorted().joined(separator: ", ")
-        let refusal = Reason(
-            .ledgerConflict,
-            "the receipt's purchases belong to another account (\(owners)); this server refuses conflicts")
-        let verdict = result.verdict.deciding(.invalid, reasons: [refusal], environment: result.verdict.environment)
         let refused = AttributedVerdict(
-            verdict: verdict, decidedBy: result.decidedBy, localVerdict: result.localVerdict, trigger: result.trigger,
-            appleResponse: result.appleResponse, remoteError: result.remoteError)
+            verdict: result.verdict.adding(Self.conflictRefusal(outcome.conflicts, "the receipt's purchases belong")),
+            decidedBy: result.decidedBy,
+            localVerdict: result.localVerdict, trigger: result.trigger, appleResponse: result.appleResponse,
+            remoteError: result.remoteError)
         return (refused, outcome)
+    }
+
+    /// Why the ledger refused a verification (``ConflictPolicy/reject``): its purchases belong to other accounts.
+    /// - Parameter what: the refused purchases, in words (`the receipt's purchases belong`).
+    static func conflictRefusal(_ conflicts: [LedgerConflict], _ what: String) -> Reason {
+        let owners = Set(conflicts.map(\.owner)).sorted().joined(separator: ", ")
+        return Reason(.ledgerConflict, "\(what) to another account (\(owners)); this server refuses conflicts")
     }
 
     /// `GET /v1/entitlements?account=A&at=RFC3339`: what the account is entitled to at `at` (default now).

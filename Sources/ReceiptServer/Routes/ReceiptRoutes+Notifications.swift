@@ -42,9 +42,10 @@ extension ReceiptRoutes {
         var verdict = try verifyJWS(text, kind: .notification, validationTime: nil, policy: nil, now: now)
         // As Apple's libraries require: a Production notification is taken only for the configured app Apple ids.
         if verdict.isValid, verdict.environment == .production, decider.policy.acceptedAppAppleIDs == nil {
-            verdict = Self.refusing(
-                verdict, "jws: a Production notification needs the app's Apple id configured (--app-apple-id)",
-                code: .policyAppAppleIDRejected)
+            verdict = verdict.adding(
+                Reason(
+                    .policyAppAppleIDRejected,
+                    "jws: a Production notification needs the app's Apple id configured (--app-apple-id)"))
         }
         var entry = LedgerEntry(
             jws: verdict, received: text, endpoint: Self.notificationEndpoint, account: nil, time: now,
@@ -52,11 +53,12 @@ extension ReceiptRoutes {
         if verdict.isValid, entry.notification == nil {
             // Signed for Xcode (trusted only with the opt-in): verified, never recorded. Otherwise, without a usable
             // notificationUUID a retry could not be told from a new notification.
-            verdict = Self.refusing(
-                verdict,
-                verdict.environment == .xcode
-                    ? "jws: a notification signed for Xcode's StoreKit testing is never recorded"
-                    : "jws: the notification has no usable notificationUUID")
+            verdict = verdict.adding(
+                Reason(
+                    .jwsMalformed,
+                    verdict.environment == .xcode
+                        ? "jws: a notification signed for Xcode's StoreKit testing is never recorded"
+                        : "jws: the notification has no usable notificationUUID"))
             entry = LedgerEntry(
                 jws: verdict, received: text, endpoint: Self.notificationEndpoint, account: nil, time: now,
                 catalogue: ledger.catalogue, onConflict: .report)
@@ -138,13 +140,5 @@ extension ReceiptRoutes {
         ]
         let digest = (try? DigestAlgorithm.sha256.hash(concatenating: parts)) ?? []
         return "v1:" + Hex.encode(digest)
-    }
-
-    /// `verdict` made invalid for `message` (a well-signed JWS that is not what the endpoint takes).
-    static func refusing(_ verdict: JWSVerdict, _ message: String, code: Reason.Code = .jwsMalformed) -> JWSVerdict {
-        JWSVerdict(
-            outcome: .invalid, reasons: [Reason(code, message)], jws: verdict.jws, payload: verdict.payload,
-            environment: verdict.environment, validationTime: verdict.validationTime,
-            validationInstant: verdict.validationInstant, chain: verdict.chain, nested: verdict.nested)
     }
 }

@@ -90,12 +90,9 @@ extension ReceiptVerifier {
         var nested: [JWSVerdict] = []
 
         func finish(_ reasons: [Reason]) -> JWSVerdict {
-            let proving = reasons.filter(Self.proves)
-            let outcome: Verdict.Outcome = reasons.isEmpty ? .valid : (proving.isEmpty ? .inconclusive : .invalid)
-            return JWSVerdict(
-                outcome: outcome, reasons: proving + reasons.filter { !Self.proves($0) }, jws: jws, payload: payload,
-                environment: environment, validationTime: timePolicy, validationInstant: instant, chain: chain,
-                nested: nested)
+            JWSVerdict(
+                judging: reasons, subject: JWSSubject(jws: jws, payload: payload, nested: nested),
+                environment: environment, validationTime: timePolicy, validationInstant: instant, chain: chain)
         }
 
         guard jws.algorithm == "ES256" else {
@@ -136,21 +133,21 @@ extension ReceiptVerifier {
                 reasons.append(Reason(.chainKeyRejected, "jws: the leaf's key cannot check ES256: \(error)"))
             }
         }
-        if !reasons.contains(where: Self.proves),
+        if !reasons.contains(where: \.decides),
             let mismatch = Self.shapeReason(payload, stated: request.kind != nil, member: request.member)
         {
             reasons.append(mismatch)
         }
-        if !reasons.contains(where: Self.proves), let member = payload.fields.nonIntegerMember() {
+        if !reasons.contains(where: \.decides), let member = payload.fields.nonIntegerMember() {
             reasons.append(
                 Reason(.jwsMalformed, "jws: \(member) is not an integer, as Apple writes it (no exponent, no string)"))
         }
-        if !reasons.contains(where: Self.proves) {
+        if !reasons.contains(where: \.decides) {
             reasons += Self.evaluate(request.policy, payload, environment: environment) {
                 request.now ?? configuration.clock()
             }
         }
-        if case .notification(let notification) = payload, depth == 0, !reasons.contains(where: Self.proves) {
+        if case .notification(let notification) = payload, depth == 0, !reasons.contains(where: \.decides) {
             let inner = verifyNested(notification, request, depth: depth)
             nested = inner.verdicts
             reasons += inner.reasons

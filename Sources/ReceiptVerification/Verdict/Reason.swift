@@ -153,5 +153,15 @@ public struct Reason: Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
+    /// Whether this finding proves the subject false or unacceptable. Every code does but those that leave the
+    /// outcome open: the bytes at hand cannot complete the chain, no instant was given to validate at, or OpenSSL
+    /// could not run a check (``VerificationOutcome/judging(_:)``).
+    public var decides: Bool { !Self.undecidedCodes.contains(code) }
+
+    /// Codes that leave the outcome open rather than prove the subject false.
+    static let undecidedCodes: Set<Code> = [
+        .chainValidationTimeUnavailable, .chainIncomplete, .ios6ChainIncomplete, .internalError,
+    ]
+
     public var description: String { "\(code): \(message)" }
 }

@@ -68,7 +68,7 @@ extension ReceiptVerifier {
         }
         let chain = iOS6Chain(certificate, at: instant?.secondsSince1970)
         reasons += chain.reasons
-        if !reasons.contains(where: Self.proves) {
+        if !reasons.contains(where: \.decides) {
             reasons += policy.evaluate(receipt, environment: nil)
         }
         return finish(reasons, chain: chain.subjects)

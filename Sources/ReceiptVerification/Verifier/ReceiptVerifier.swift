@@ -155,7 +155,7 @@ public final class ReceiptVerifier: Sendable {
             reasons.append(reason)
         }
 
-        if !reasons.contains(where: Self.proves) {
+        if !reasons.contains(where: \.decides) {
             reasons += policy.evaluate(payload, environment: environment)
         }
         // Only a receipt that passed every check may teach the cache a chain.
@@ -165,27 +165,13 @@ public final class ReceiptVerifier: Sendable {
         return finish(reasons, chain: chain.subjects)
     }
 
-    /// Builds the verdict: `invalid` when any reason proves it, else `inconclusive` when any reason
-    /// leaves it open, else `valid`. Proving reasons come first, in the order found, so the first reason
-    /// is the one that decided.
+    /// Builds the verdict by the one outcome rule (``VerificationOutcome/judging(_:)``).
     static func verdict(
         _ reasons: [Reason], receipt: ReceiptInput, environment: ReceiptEnvironment?, validationTime: ValidationTime,
         instant: ReceiptDate?, chain: [String]
     ) -> Verdict {
-        let proving = reasons.filter(proves)
-        let outcome: Verdict.Outcome = reasons.isEmpty ? .valid : (proving.isEmpty ? .inconclusive : .invalid)
-        return Verdict(
-            outcome: outcome, reasons: proving + reasons.filter { !proves($0) }, receipt: receipt,
-            environment: environment, validationTime: validationTime, validationInstant: instant, chain: chain)
+        Verdict(
+            judging: reasons, subject: ReceiptSubject(receipt: receipt), environment: environment,
+            validationTime: validationTime, validationInstant: instant, chain: chain)
     }
-
-    /// Codes that leave the outcome open rather than prove the receipt false: the bytes at hand cannot
-    /// complete the chain, no instant was given to validate at, or OpenSSL could not run a check.
-    static let undecidedCodes: Set<Reason.Code> = [
-        .chainValidationTimeUnavailable, .chainIncomplete, .ios6ChainIncomplete, .internalError,
-    ]
-
-    /// `true` when `reason` proves the receipt false or unacceptable (every code but the undecided ones).
-    static func proves(_ reason: Reason) -> Bool { !undecidedCodes.contains(reason.code) }
-
 }
