@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "ReceiptVerification", targets: ["ReceiptVerification", "ReceiptModel", "BER"]),
         .library(name: "ReceiptRemote", targets: ["ReceiptRemote"]),
         .library(name: "ReceiptLedger", targets: ["ReceiptLedger"]),
+        .library(name: "ReceiptIntake", targets: ["ReceiptIntake"]),
         .library(name: "ReceiptServer", targets: ["ReceiptServer"]),
         .library(name: "ReceiptForge", targets: ["ReceiptForge"]),
         .executable(name: "verify-local", targets: ["VerifyLocal"]),
@@ -103,6 +104,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The application, transport-free: for each input (an app receipt, a StoreKit 2 signed transaction, a
+        // notification V1 or V2) verify, consult the ledger, ask Apple when the fallback says so, record, and
+        // answer a value. The server renders its answers; verify-local uses its verification.
+        .target(
+            name: "ReceiptIntake",
+            dependencies: [
+                "BER", "ReceiptModel", "ReceiptCrypto", "ReceiptVerification", "ReceiptRemote", "ReceiptLedger",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // A faithful loopback stand-in for Apple's verifyReceipt endpoints, with scripted behaviours.
         .target(
             name: "AppleStandIn",
@@ -118,7 +130,7 @@ let package = Package(
         .target(
             name: "ReceiptServer",
             dependencies: [
-                "BER", "ReceiptModel", "ReceiptVerification", "ReceiptRemote", "ReceiptLedger", "ReceiptCrypto",
+                "BER", "ReceiptModel", "ReceiptVerification", "ReceiptRemote", "ReceiptLedger", "ReceiptIntake",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -132,7 +144,8 @@ let package = Package(
         .executableTarget(
             name: "ReceiptServerCommand",
             dependencies: [
-                "ReceiptServer", "ReceiptRemote", "ReceiptModel", "ReceiptVerification", "ReceiptLedger",
+                "ReceiptServer", "ReceiptIntake", "ReceiptRemote", "ReceiptModel", "ReceiptVerification",
+                "ReceiptLedger",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 "CMalloc",
@@ -201,8 +214,8 @@ let package = Package(
         .testTarget(
             name: "ReceiptServerTests",
             dependencies: [
-                "ReceiptServer", "ReceiptRemote", "AppleStandIn", "ReceiptForge", "ReceiptModel", "ReceiptVerification",
-                "ReceiptLedger", "TestSupport",
+                "ReceiptServer", "ReceiptIntake", "ReceiptRemote", "AppleStandIn", "ReceiptForge", "ReceiptModel",
+                "ReceiptVerification", "ReceiptLedger", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
 public import Hummingbird
 public import Logging
+public import ReceiptIntake
 public import ReceiptLedger
 import ServiceLifecycle
 import UnixSignals

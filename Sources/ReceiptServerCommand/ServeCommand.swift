@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ReceiptIntake
 import ReceiptLedger
 import ReceiptModel
 import ReceiptRemote

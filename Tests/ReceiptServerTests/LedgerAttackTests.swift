@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import ReceiptForge
+import ReceiptIntake
 import ReceiptLedger
 import ReceiptModel
 import ReceiptRemote

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOHTTP1
+import ReceiptIntake
 import ReceiptModel
 import ReceiptServer
 import ReceiptVerification

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import ReceiptIntake
 import ReceiptModel
 import ReceiptRemote
 import ReceiptServer
@@ -144,7 +145,7 @@ final class GatedDecider: ReceiptDecider {
 
     var jwsVerifier: ReceiptVerifier { inner.verifier }
 
-    func verify(_ receiptData: [UInt8], request: FallbackRequest) async -> AttributedVerdict {
+    func verifyLocally(_ receiptData: [UInt8], request: FallbackRequest) async -> LocalVerification {
         await withCheckedContinuation { continuation in
             let resumeNow = state.withLock { state in
                 state.arrived += 1
@@ -154,7 +155,11 @@ final class GatedDecider: ReceiptDecider {
             }
             if resumeNow { continuation.resume() }
         }
-        return await inner.verify(receiptData, request: request)
+        return inner.verifyLocally(receiptData[...], request: request)
+    }
+
+    func askApple(_ local: LocalVerification, request: FallbackRequest) async -> AttributedVerdict {
+        await inner.askApple(local, request: request)
     }
 
     /// Requests that reached the decider so far.

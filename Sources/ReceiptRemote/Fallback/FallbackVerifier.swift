@@ -49,12 +49,41 @@ public final class FallbackVerifier: Sendable {
     public func verify(_ receiptBytes: ArraySlice<UInt8>, request: FallbackRequest = FallbackRequest()) async
         -> AttributedVerdict
     {
-        let (canonical, verdict) = verifyLocally(receiptBytes, request: request)
-        guard let trigger = Self.trigger(for: verdict, request: request) else {
-            return .local(verdict)
+        await askApple(verifyLocally(receiptBytes, request: request), request: request)
+    }
+
+    /// The first half of ``verify(_:request:)``: recognizes the bytes once, decodes and verifies what was
+    /// recognized, keeps those canonical bytes (they, and nothing else, are what Apple may be sent), and says
+    /// whether the decision table sends the verdict to Apple (``LocalVerification/trigger``).
+    public func verifyLocally(_ receiptBytes: ArraySlice<UInt8>, request: FallbackRequest = FallbackRequest())
+        -> LocalVerification
+    {
+        let canonical: ReceiptInput.CanonicalBytes
+        let input: ReceiptInput
+        do throws(ReceiptError) {
+            canonical = try ReceiptInput.canonicalBytes(of: receiptBytes)
+            input = try ReceiptInput(canonical: canonical)
+        } catch {
+            let time = request.validationTime ?? verifier.configuration.validationTime
+            let verdict = Verdict.malformed(error, validationTime: time)
+            return LocalVerification(
+                verdict: verdict, trigger: Self.trigger(for: verdict, request: request), canonical: nil)
         }
-        guard let remote, request.allowsRemote, let canonical else {
-            return .local(verdict, trigger: trigger)
+        let verdict = verifier.verify(
+            input, validationTime: request.validationTime, policy: request.policy, now: request.now)
+        return LocalVerification(
+            verdict: verdict, trigger: Self.trigger(for: verdict, request: request), canonical: canonical)
+    }
+
+    /// The second half of ``verify(_:request:)``: asks Apple when `local` has a trigger, remote is on and the
+    /// request allows it, and combines Apple's answer with the local verdict by the decision table; otherwise the
+    /// local verdict stands (``LocalVerification/result``). Never verifies the receipt again.
+    public func askApple(_ local: LocalVerification, request: FallbackRequest = FallbackRequest()) async
+        -> AttributedVerdict
+    {
+        let verdict = local.verdict
+        guard let trigger = local.trigger, let remote, request.allowsRemote, let canonical = local.canonical else {
+            return local.result
         }
         // Exactly the bytes verified above, never the client's wrapping of them (issue 10, class 2).
         let remoteRequest = VerifyReceiptRequest(
@@ -75,28 +104,6 @@ public final class FallbackVerifier: Sendable {
                 "reason": "\(result.verdict.reason?.code.description ?? "-")",
             ])
         return result
-    }
-
-    // MARK: - Local
-
-    /// Recognizes the bytes once, decodes and verifies what was recognized, and keeps those canonical
-    /// bytes: they, and nothing else, are what Apple may be sent.
-    private func verifyLocally(_ bytes: ArraySlice<UInt8>, request: FallbackRequest)
-        -> (ReceiptInput.CanonicalBytes?, Verdict)
-    {
-        let canonical: ReceiptInput.CanonicalBytes
-        let input: ReceiptInput
-        do throws(ReceiptError) {
-            canonical = try ReceiptInput.canonicalBytes(of: bytes)
-            input = try ReceiptInput(canonical: canonical)
-        } catch {
-            let time = request.validationTime ?? verifier.configuration.validationTime
-            return (nil, Verdict.malformed(error, validationTime: time))
-        }
-        return (
-            canonical,
-            verifier.verify(input, validationTime: request.validationTime, policy: request.policy, now: request.now)
-        )
     }
 
     /// The decision table's first half: does this local verdict go to Apple?

@@ -66,4 +66,51 @@ public enum LatestReceiptInfo {
         guard let latest, RenderedPurchases.pays(repeated: latest.count, of: total) else { return nil }
         return RenderedPurchases(payload.inAppPurchases)
     }
+
+    /// One `latest_receipt_info` entry: the receipt's own, or one a verified source adds.
+    enum Entry {
+        case purchase(InAppPurchase)
+        case record(LatestReceiptRecord)
+
+        var originalTransactionID: String? {
+            switch self {
+            case .purchase(let purchase): purchase.originalTransactionID ?? purchase.transactionID
+            case .record(let record): record.originalTransactionID
+            }
+        }
+
+        var order: (Int64, String) {
+            switch self {
+            case .purchase(let purchase):
+                (purchase.purchaseDate?.millisecondsSince1970 ?? .min, purchase.transactionID ?? "")
+            case .record(let record): (record.purchaseDate?.millisecondsSince1970 ?? .min, record.transactionID)
+            }
+        }
+    }
+
+    /// The receipt's entries in Apple's order (each one `supplement` knows better in its place), then
+    /// `supplement`'s newer transactions; with `excludingOld`, only the newest entry of each subscription, by
+    /// purchase date then transaction id, wherever it came from.
+    static func entries(in payload: ReceiptPayload, supplement: ReceiptSupplement, excludingOld: Bool) -> [Entry] {
+        var entries: [Entry] = purchases(in: payload).map { purchase in
+            if let id = purchase.transactionID, let known = supplement.overrides[id] { return .record(known) }
+            return .purchase(purchase)
+        }
+        entries += supplement.newer.map(Entry.record)
+        guard excludingOld else { return entries }
+        var newest: [String: Int] = [:]
+        for (index, entry) in entries.enumerated() {
+            let key = entry.originalTransactionID ?? ""
+            if let kept = newest[key], !Self.isBefore(entries[kept].order, entry.order) { continue }
+            newest[key] = index
+        }
+        return newest.values.sorted().map { entries[$0] }
+    }
+
+    /// Earlier purchase date first; equal dates by transaction id (numeric when both are numbers).
+    static func isBefore(_ left: (Int64, String), _ right: (Int64, String)) -> Bool {
+        if left.0 != right.0 { return left.0 < right.0 }
+        if left.1.utf8.count != right.1.utf8.count { return left.1.utf8.count < right.1.utf8.count }
+        return left.1 < right.1
+    }
 }

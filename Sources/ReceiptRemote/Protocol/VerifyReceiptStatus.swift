@@ -71,9 +71,8 @@ public enum VerifyReceiptStatus {
 
     /// The body for `status` (the endpoint's status of `result`).
     public static func body(of result: AttributedVerdict, status: Int) -> Body {
-        if status == Self.status(of: result), result.decidedBy == .remote, let apple = result.appleResponse,
-            apple.status == status
-        {
+        // Apple's own status is the status answered only when Apple decided and no environment rule changed it.
+        if result.decidedBy == .remote, let apple = result.appleResponse, apple.status == status {
             return .apple(apple.body)
         }
         if status == 0, result.decidedBy == .local, let environment = result.verdict.environment,

@@ -29,7 +29,7 @@ extension ServerError: RouteRefusal {
         case .overloaded, .ledgerUnavailable: HTTPResponse.Status(code: 503)
         case .ledgerDisabled, .transactionNotFound: HTTPResponse.Status(code: 404)
         case .notificationRejected: HTTPResponse.Status(code: 422)
-        case .invalidConfiguration: HTTPResponse.Status(code: 500)
+        case .invalidConfiguration, .digestFailed: HTTPResponse.Status(code: 500)
         default: HTTPResponse.Status(code: 400)
         }
     }

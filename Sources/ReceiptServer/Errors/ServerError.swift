@@ -1,4 +1,5 @@
 public import BER
+public import ReceiptIntake
 
 /// Why the server refused a request before verifying anything: unreadable JSON, bad base64, a body
 /// too large or too slow, a media type it does not read, too much work in flight, or bad configuration.
@@ -31,6 +32,7 @@ public struct ServerError: CodedError {
             case unauthorized = "server.unauthorized"
             case forbidden = "server.forbidden"
             case duplicateMember = "server.duplicate_member"
+            case digestFailed = "intake.digest_failed"
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -83,6 +85,8 @@ public struct ServerError: CodedError {
         /// A JSON body that names a member the endpoint reads more than once (`receipt-data`, `account`,
         /// `password`, `signedPayload`, …): which one was meant cannot be known, so the body is refused (HTTP 400).
         public static let duplicateMember = Code(.duplicateMember)
+        /// A digest the audit trail needs could not be computed (OpenSSL failed): nothing was recorded; HTTP 500.
+        public static let digestFailed = Code(.digestFailed)
 
         /// The code as a dotted string, e.g. `server.invalid_json`.
         public var description: String { kind.rawValue }
@@ -102,4 +106,19 @@ public struct ServerError: CodedError {
         self.line = line
     }
 
+    /// The intake's refusal, answered with the same code and message.
+    public init(_ error: IntakeError, file: String = #fileID, line: UInt = #line) {
+        let code: Code =
+            switch error.code {
+            case .overloaded: .overloaded
+            case .sharedSecretMismatch: .sharedSecretMismatch
+            case .invalidBase64: .invalidBase64
+            case .bundleIDRequired: .bundleIDRequired
+            case .ledgerUnavailable: .ledgerUnavailable
+            case .ledgerDisabled: .ledgerDisabled
+            case .notificationRejected: .notificationRejected
+            default: .digestFailed
+            }
+        self.init(code, error.reason, file: file, line: line)
+    }
 }

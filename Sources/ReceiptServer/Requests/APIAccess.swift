@@ -1,5 +1,6 @@
 internal import HTTPTypes
 import Hummingbird
+import ReceiptIntake
 
 /// Who may use the `/v1` routes that read or bind ledger state on a backend's behalf: `GET /v1/transactions/{id}`,
 /// `GET /v1/entitlements`, and `POST /v1/verify` naming an `account`. They tell who owns what and bind purchases to
@@ -59,7 +60,7 @@ struct APIAccess: Sendable {
         // Every configured token is compared, each in constant time: neither which one matched nor how much of
         // one did shows in the time taken.
         var matched = false
-        for token in tokens { matched = ReceiptRoutes.constantTimeEquals(token, presented) || matched }
+        for token in tokens { matched = IntakeRules.constantTimeEquals(token, presented) || matched }
         guard matched else { throw ServerError(.forbidden, "the bearer token is not one this server accepts") }
     }
 

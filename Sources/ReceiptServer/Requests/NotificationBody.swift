@@ -1,3 +1,4 @@
+public import ReceiptIntake
 import ReceiptLedger
 import ReceiptModel
 
@@ -7,17 +8,7 @@ public enum NotificationBody: Sendable {
     /// `{"signedPayload": "<jws>"}`.
     case version2(signedPayload: [UInt8])
     /// `notification_type`, `password`, `unified_receipt.latest_receipt`, and the unsigned members as received.
-    case version1(Version1)
-
-    public struct Version1: Sendable {
-        public let notificationType: String
-        public let password: String?
-        /// `unified_receipt.latest_receipt`: a base64 app receipt, the only part of the body Apple signed.
-        public let latestReceipt: [UInt8]
-        /// `{"verified":false,"latest_receipt_info":…,"pending_renewal_info":…}`: the unsigned members, kept for
-        /// people, never acted on.
-        public let unverifiedHints: String
-    }
+    case version1(NotificationV1Call)
 
     /// How deep a body's JSON may nest (V1's `unified_receipt.latest_receipt_info[].…` is 3 deep).
     public static let maximumDepth = 8
@@ -62,7 +53,7 @@ public enum NotificationBody: Sendable {
             throw ServerError(.notificationRejected, "a version 1 notification needs unified_receipt.latest_receipt")
         }
         self = .version1(
-            Version1(
+            NotificationV1Call(
                 notificationType: typeText, password: object.text("password"), latestReceipt: Array(latest.utf8),
                 unverifiedHints: Self.hints(unified)))
     }

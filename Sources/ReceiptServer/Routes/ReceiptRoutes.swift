@@ -1,27 +1,27 @@
 internal import HTTPTypes
 public import Hummingbird
 import Logging
+public import ReceiptIntake
 public import ReceiptLedger
 import ReceiptModel
 import ReceiptRemote
 public import ReceiptVerification
 
-/// The server's routes: Apple's verifyReceipt contract, the project's `/v1/verify`, `/health` and
-/// `/metrics`, for a Hummingbird router of any request context.
+/// The server's routes: Apple's verifyReceipt contract, the project's `/v1` API, `/health` and `/metrics`, for a
+/// Hummingbird router of any request context.
 ///
-/// Each receipt route reads the request, holds it to the operator's configuration, verifies, and answers
-/// (`ReceiptRoutes+VerifyReceipt.swift`, `ReceiptRoutes+V1Verify.swift`). A refusal is thrown as an
-/// `HTTPResponseError` (``ServerError`` on `/v1/verify`, ``VerifyReceiptRefusal`` on the verifyReceipt
-/// routes) that Hummingbird writes out. ``RouteObserverMiddleware`` wraps the receipt routes: one access-log
-/// line and the request metrics per request. Handlers log through `context.logger`, which carries
-/// Hummingbird's request id (`hb.request.id`).
+/// The application lives in ``ReceiptIntake/ReceiptIntake``; each route parses the request, calls the intake and
+/// renders its answer. The routes come grouped by resource, one controller each: ``VerifyReceiptController``
+/// (Apple's two endpoints), ``VerifyController`` (`/v1/verify`), ``NotificationController``
+/// (`/v1/notifications/appstore`), ``LedgerController`` (the ledger's reads). A refusal is thrown as an
+/// `HTTPResponseError` (``ServerError``, or ``VerifyReceiptRefusal`` on the verifyReceipt routes) that Hummingbird
+/// writes out. ``RouteObserverMiddleware`` wraps the receipt routes: one access-log line and the request metrics
+/// per request. Handlers log through `context.logger`, which carries Hummingbird's request id (`hb.request.id`).
 public struct ReceiptRoutes: Sendable {
     public let configuration: ReceiptServerConfiguration
-    public let decider: any ReceiptDecider
+    /// Verifies, consults the ledger, asks Apple, records.
+    public let intake: ReceiptIntake
     public let metrics: ServerMetrics
-    /// The ledger each verification is recorded in; `nil` runs without one.
-    public let ledger: Ledger?
-    package let limiter: InFlightLimiter
     let bodyReader: BodyReader
     /// Who may read or bind ledger state through `/v1`.
     let access: APIAccess
@@ -32,6 +32,9 @@ public struct ReceiptRoutes: Sendable {
     /// Response header with the deciding reason code, when the receipt was not valid.
     // swift-format-ignore: NeverForceUnwrap
     static let reasonHeader = HTTPField.Name("X-Receipt-Reason")!  // a constant, valid token
+    /// Response header listing, comma-separated, the transaction ids a `/verifyReceipt` answer reports new.
+    // swift-format-ignore: NeverForceUnwrap
+    static let newTransactionsHeader = HTTPField.Name("X-Receipt-New-Transactions")!  // a constant, valid token
 
     public init(
         configuration: ReceiptServerConfiguration, decider: any ReceiptDecider,
@@ -39,13 +42,20 @@ public struct ReceiptRoutes: Sendable {
         ledger: Ledger? = nil
     ) {
         self.configuration = configuration
-        self.decider = decider
+        let rules = IntakeRules(
+            sharedSecret: configuration.sharedSecret, acceptsAnyEnvironment: configuration.acceptsAnyEnvironment,
+            notifications: NotificationPolicy(isRecordableID: { LedgerLimits.isNotificationID($0) }))
+        self.intake = ReceiptIntake(
+            decider: decider, ledger: ledger, rules: rules, maximumInFlight: configuration.maximumInFlight)
         self.metrics = metrics
-        self.ledger = ledger
-        self.limiter = InFlightLimiter(limit: configuration.maximumInFlight)
         self.bodyReader = BodyReader(maximumSize: configuration.maximumBodySize, timeout: configuration.bodyTimeout)
         self.access = APIAccess(configuration: configuration)
     }
+
+    /// The verifier and fallback the intake asks.
+    public var decider: any ReceiptDecider { intake.decider }
+    /// The ledger each verification is recorded in; `nil` runs without one.
+    public var ledger: Ledger? { intake.ledger }
 
     /// A router with every route.
     public func makeRouter() -> Router<BasicRequestContext> {
@@ -56,29 +66,17 @@ public struct ReceiptRoutes: Sendable {
 
     /// Adds every route to `router` (an application's router, or a group of it).
     public func add<Context: RequestContext>(to router: some RouterMethods<Context>) {
-        let receiptRoutes = router.group().add(middleware: RouteObserverMiddleware<Context>(metrics: metrics))
-        for endpoint in [ReceiptEnvironment.production, .sandbox] {
-            receiptRoutes.post(RouterPath(Self.path(endpoint))) { request, context in
-                try await self.verifyReceipt(request, context: context, endpoint: endpoint)
-            }
-        }
-        receiptRoutes.post("/v1/verify") { request, context in
-            try await self.verify(request, context: context)
-        }
-        receiptRoutes.post("/v1/notifications/appstore") { request, context in
-            try await self.notification(request, context: context)
-        }
-        receiptRoutes.get("/v1/entitlements") { request, context in
-            try await self.entitlements(request, context: context)
-        }
-        receiptRoutes.get("/v1/transactions/:id") { request, context in
-            try await self.transaction(request, context: context)
-        }
+        let observed = router.group().add(middleware: RouteObserverMiddleware<Context>(metrics: metrics))
+        VerifyReceiptController(routes: self).add(to: observed)
+        VerifyController(routes: self).add(to: observed)
+        NotificationController(routes: self).add(to: observed)
+        LedgerController(routes: self).add(to: observed)
         router.get("/health") { _, _ in
             Self.response(.ok, contentType: "application/json", body: Array(#"{"status":"ok"}"#.utf8))
         }
         router.get("/metrics") { _, _ in
-            let text = self.metrics.exposition(cache: self.decider.cacheStatistics, inFlight: self.limiter.current)
+            let text = self.metrics.exposition(
+                cache: self.decider.cacheStatistics, inFlight: self.intake.slots.current)
             return Self.response(.ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: text)
         }
     }
@@ -89,27 +87,28 @@ public struct ReceiptRoutes: Sendable {
         endpoint == .production ? "/verifyReceipt" : "/sandbox/verifyReceipt"
     }
 
-    // MARK: - Steps both receipt APIs take
+    // MARK: - Steps every receipt route takes
 
-    /// Whether `password` may be used: with a shared secret configured, only that secret (compared in
-    /// constant time); without one, any.
-    func sharedSecretAccepts(_ password: String?) -> Bool {
-        guard let secret = configuration.sharedSecret, let password else { return true }
-        return Self.constantTimeEquals(Array(secret.utf8), Array(password.utf8))
+    /// Calls the intake; its refusal becomes the server's, with the same code and message.
+    func calling<T>(_ body: () async throws(IntakeError) -> T) async throws(ServerError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw ServerError(error)
+        }
     }
 
-    /// Verifies a receipt in one of the in-flight slots; refuses at once when none is free.
-    /// - Throws: ``ServerError`` ``ServerError/Code/overloaded``.
-    func decide(_ receiptData: [UInt8], _ request: FallbackRequest) async throws(ServerError) -> AttributedVerdict {
-        guard limiter.tryAcquire() else {
-            throw ServerError(.overloaded, "more than \(limiter.limit) requests in flight")
+    /// ``calling(_:)-(()async throws(IntakeError)->T)`` for a check that does not wait.
+    func calling<T>(_ body: () throws(IntakeError) -> T) throws(ServerError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw ServerError(error)
         }
-        defer { limiter.release() }
-        return await decider.verify(receiptData, request: request)
     }
 
     /// Counts and logs what a request was answered once its receipt was looked at (or, for a wrong
-    /// password on the verifyReceipt routes, instead): the one place both APIs record an answer.
+    /// password on the verifyReceipt routes, instead): the one place the receipt routes record an answer.
     func noteAnswer(status: Int, result: AttributedVerdict?, request: Request, context: some RequestContext) {
         metrics.recordAnswer(route: Self.route(of: request, context: context), status: status, result: result)
         var metadata: Logger.Metadata = ["status": "\(status)"]
@@ -127,7 +126,7 @@ public struct ReceiptRoutes: Sendable {
         context.endpointPath ?? request.uri.path
     }
 
-    // MARK: - Helpers
+    // MARK: - Responses
 
     static func response(_ status: HTTPResponse.Status, contentType: String, body: [UInt8]) -> Response {
         Response(
@@ -146,17 +145,6 @@ public struct ReceiptRoutes: Sendable {
     static func mediaType(_ value: String) -> String {
         let type = value.split(separator: ";", maxSplits: 1).first ?? ""
         return type.trimmingSpaces().lowercased()
-    }
-
-    /// Compares secrets without an early exit, so timing does not reveal a matching prefix.
-    static func constantTimeEquals(_ left: [UInt8], _ right: [UInt8]) -> Bool {
-        var difference = UInt8(left.count == right.count ? 0 : 1)
-        for index in 0..<max(left.count, right.count) {
-            let a = index < left.count ? left[index] : 0
-            let b = index < right.count ? right[index] : 0
-            difference |= a ^ b
-        }
-        return difference == 0
     }
 }
 
