@@ -80,6 +80,17 @@ struct NotificationFlowTests {
         #expect(latest == [lapsed, renewed])
         let pending = answer["pending_renewal_info"] as? [[String: Any]]
         #expect(pending?.first?["auto_renew_status"] as? String == "1")
+        // exclude-old-transactions holds on an answer from the ledger too: the newest of the subscription only.
+        let newestOnly = try await client.post(
+            port: port, "/sandbox/verifyReceipt",
+            json: try JSONSerialization.data(withJSONObject: [
+                "receipt-data": receipt.base64, "password": secret, "exclude-old-transactions": true,
+            ]))
+        #expect(newestOnly.headers["x-receipt-decided-by"] == "local")
+        let trimmed = (try newestOnly.json()["latest_receipt_info"] as? [[String: Any]])?.compactMap {
+            $0["transaction_id"] as? String
+        }
+        #expect(trimmed == [renewed], "only the subscription's newest transaction")
         #expect(try await Self.state(client, port) == "active")
 
         // The same notification again: 200, one effect.
