@@ -165,7 +165,7 @@ let package = Package(
         .executableTarget(
             name: "VerifyLocal",
             dependencies: [
-                "ReceiptModel", "ReceiptVerification", "ReceiptRemote",
+                "ReceiptModel", "ReceiptVerification", "ReceiptRemote", "ReceiptIntake",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

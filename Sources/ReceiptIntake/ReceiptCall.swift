@@ -15,7 +15,7 @@ public struct ReceiptCall: Sendable {
     }
 
     /// The receipt as the client sent it (base64 text, DER, an iOS 6 plist…).
-    public var receiptData: [UInt8]
+    public var receiptData: ArraySlice<UInt8>
     /// What the fallback is asked: the password, overrides, whether Apple may be asked.
     public var request: FallbackRequest
     public var contract: Contract
@@ -30,7 +30,7 @@ public struct ReceiptCall: Sendable {
     public var now: ReceiptDate
 
     public init(
-        receiptData: [UInt8], request: FallbackRequest, contract: Contract, account: String? = nil,
+        receiptData: ArraySlice<UInt8>, request: FallbackRequest, contract: Contract, account: String? = nil,
         isText: Bool = false, auditEndpoint: String, now: ReceiptDate
     ) {
         self.receiptData = receiptData

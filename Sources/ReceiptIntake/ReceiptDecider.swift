@@ -9,7 +9,7 @@ public import ReceiptVerification
 /// Apple is asked after.
 public protocol ReceiptDecider: Sendable {
     /// Verifies `receiptData` (as the client sent it) locally and says whether Apple would be asked.
-    func verifyLocally(_ receiptData: [UInt8], request: FallbackRequest) async -> LocalVerification
+    func verifyLocally(_ receiptData: ArraySlice<UInt8>, request: FallbackRequest) async -> LocalVerification
 
     /// Asks Apple when `local` calls for it (and remote is on), else answers `local`'s verdict. Never throws: every
     /// outcome, including "Apple could not be reached", is a value.
@@ -27,10 +27,6 @@ public protocol ReceiptDecider: Sendable {
 }
 
 extension FallbackVerifier: ReceiptDecider {
-    public func verifyLocally(_ receiptData: [UInt8], request: FallbackRequest) async -> LocalVerification {
-        verifyLocally(receiptData[...], request: request)
-    }
-
     public var cacheStatistics: ChainCacheStatistics { verifier.cacheStatistics }
 
     /// The local verifier's configured policy.

@@ -71,7 +71,8 @@ extension ReceiptIntake {
         }
         // The signed receipt is verified locally, never sent to Apple: a notification is Apple's own push.
         let local = try await inSlot {
-            await decider.verifyLocally(call.latestReceipt, request: FallbackRequest(now: now, allowsRemote: false))
+            await decider.verifyLocally(
+                call.latestReceipt[...], request: FallbackRequest(now: now, allowsRemote: false))
         }
         let verdict = local.verdict
         var entry = LedgerEntry(

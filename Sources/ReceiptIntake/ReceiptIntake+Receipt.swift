@@ -32,7 +32,8 @@ extension ReceiptIntake {
             return ReceiptAnswer(result: decided, status: status, ledger: nil, supplement: nil)
         }
         var entry = LedgerEntry(
-            verification: decided, received: call.receiptData, endpoint: call.auditEndpoint, account: call.account,
+            verification: decided, received: Array(call.receiptData), endpoint: call.auditEndpoint,
+            account: call.account,
             time: call.now, catalogue: ledger.catalogue, onConflict: ledger.onConflict)
         entry.readsSubscriptions = consultation.readsSubscriptions
         if case .verifyReceipt = call.contract, status != 0 {

@@ -1,5 +1,7 @@
 import BER
 import Foundation
+import Logging
+import ReceiptIntake
 import ReceiptModel
 import ReceiptRemote
 import ReceiptVerification
@@ -31,51 +33,58 @@ struct ReceiptReport {
         }
     }
 
-    /// Verifies locally, then asks Apple when the fallback table says so.
-    /// - Parameter jwsKind: the kind of a JWS found on its own (`--jws-kind`); a JSON member's name wins over it.
-    init(source: InputSource, fallback: FallbackVerifier, request: FallbackRequest, jwsKind: JWSPayload.Kind?) async {
+    /// Verifies through the intake, as the server does (without a ledger): a receipt locally, then with Apple when
+    /// the fallback's table says so and remote is on; a JWS locally.
+    /// - Parameters:
+    ///   - attributed: the remote fallback is on: the report shows who decided and the local verdict.
+    ///   - jwsKind: the kind of a JWS found on its own (`--jws-kind`); a JSON member's name wins over it.
+    init(
+        source: InputSource, intake: ReceiptIntake, request: FallbackRequest, now: ReceiptDate, attributed: Bool,
+        jwsKind: JWSPayload.Kind?
+    ) async {
+        let verifier = intake.decider.jwsVerifier
         switch Self.document(source) {
         case .success(.jws(let text, let kind, _)):
             // Apple's verifyReceipt knows nothing of JWS: decided locally, whatever the fallback.
-            self.init(name: source.name, jws: fallback.verifier.verifyJWS(text, kind: kind ?? jwsKind))
+            self.init(name: source.name, jws: verifier.verifyJWS(text, kind: kind ?? jwsKind))
         case .success(.receipt(let bytes)):
-            let result = await fallback.verify(Array(bytes), request: request)
-            self.init(name: source.name, result: result, attributed: true)
+            let call = ReceiptCall(
+                receiptData: bytes, request: request, contract: .verdict, auditEndpoint: "verify-local", now: now)
+            do {
+                let answer = try await intake.verify(call, logger: Self.logger)
+                self.init(name: source.name, result: answer.result, attributed: attributed)
+            } catch {
+                // Not a verdict about the receipt (the intake's slots are unbounded here): said as such.
+                let verdict = Verdict(
+                    judging: [Reason(.internalError, "verify-local: \(error)")], subject: ReceiptSubject(receipt: nil),
+                    environment: nil, validationTime: verifier.configuration.validationTime, validationInstant: nil,
+                    chain: [])
+                self.init(name: source.name, result: .local(verdict), attributed: false)
+            }
         case .failure(let error):
-            let verdict = Verdict.malformed(error, validationTime: fallback.verifier.configuration.validationTime)
+            let verdict = Verdict.malformed(error, validationTime: verifier.configuration.validationTime)
             self.init(name: source.name, result: .local(verdict), attributed: false)
         }
     }
 
-    /// Verifies locally; with no verifier (`--decode-only`), only decodes.
-    init(source: InputSource, verifier: ReceiptVerifier?, jwsKind: JWSPayload.Kind?) {
-        let document = Self.document(source)
-        guard let verifier else {
-            switch document {
-            case .success(.jws(let text, let kind, _)):
-                let decoded = Result { () throws(JWSError) in try CompactJWS(text) }
-                let kind = kind ?? jwsKind ?? (try? decoded.get()).flatMap { JWSPayload.Kind.guess($0.payload) }
-                self.init(name: source.name, receipt: nil, error: nil, decodedJWS: decoded, decodedKind: kind)
-            case .success(.receipt(let bytes)):
-                switch Result(catching: { () throws(ReceiptError) in try ReceiptInput(bytes: bytes) }) {
-                case .success(let receipt): self.init(name: source.name, receipt: receipt, error: nil)
-                case .failure(let error): self.init(name: source.name, receipt: nil, error: error)
-                }
-            case .failure(let error):
-                self.init(name: source.name, receipt: nil, error: error)
-            }
-            return
-        }
-        let verdict: Verdict
-        switch document {
+    /// The intake logs nothing without a ledger; a logger it can be handed.
+    static let logger = Logger(label: "verify-local", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// Only decodes (`--decode-only`).
+    init(decoding source: InputSource, jwsKind: JWSPayload.Kind?) {
+        switch Self.document(source) {
         case .success(.jws(let text, let kind, _)):
-            self.init(name: source.name, jws: verifier.verifyJWS(text, kind: kind ?? jwsKind))
-            return
-        case .success(.receipt(let bytes)): verdict = verifier.verify(bytes)
+            let decoded = Result { () throws(JWSError) in try CompactJWS(text) }
+            let kind = kind ?? jwsKind ?? (try? decoded.get()).flatMap { JWSPayload.Kind.guess($0.payload) }
+            self.init(name: source.name, receipt: nil, error: nil, decodedJWS: decoded, decodedKind: kind)
+        case .success(.receipt(let bytes)):
+            switch Result(catching: { () throws(ReceiptError) in try ReceiptInput(bytes: bytes) }) {
+            case .success(let receipt): self.init(name: source.name, receipt: receipt, error: nil)
+            case .failure(let error): self.init(name: source.name, receipt: nil, error: error)
+            }
         case .failure(let error):
-            verdict = Verdict.malformed(error, validationTime: verifier.configuration.validationTime)
+            self.init(name: source.name, receipt: nil, error: error)
         }
-        self.init(name: source.name, result: .local(verdict), attributed: false)
     }
 
     private init(name: String, result: AttributedVerdict, attributed: Bool) {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReceiptIntake
 import ReceiptModel
 import ReceiptRemote
 import ReceiptVerification
@@ -121,17 +122,22 @@ struct VerifyLocal: AsyncParsableCommand {
         let format = format
         let jwsKind = jwsKind
         let work: @Sendable (Int) async -> ReceiptReport.Rendered
-        if let fallback {
+        if let verifier {
+            // The server's intake, without a ledger: one verification per receipt, Apple only as the table says.
+            let intake = ReceiptIntake(
+                decider: fallback ?? FallbackVerifier(verifier: verifier), rules: IntakeRules(notifications: .init()),
+                maximumInFlight: .max)
             let makeRequest = remote.requestMaker(now: ReceiptDate.systemNow)
+            let attributed = fallback != nil
             work = { index in
                 await ReceiptReport(
-                    source: sources[index], fallback: fallback, request: makeRequest(), jwsKind: jwsKind
+                    source: sources[index], intake: intake,
+                    request: attributed ? makeRequest() : FallbackRequest(now: startedAt), now: startedAt,
+                    attributed: attributed, jwsKind: jwsKind
                 ).rendered(as: format)
             }
         } else {
-            work = { index in
-                ReceiptReport(source: sources[index], verifier: verifier, jwsKind: jwsKind).rendered(as: format)
-            }
+            work = { index in ReceiptReport(decoding: sources[index], jwsKind: jwsKind).rendered(as: format) }
         }
 
         // Reports are written in input order, in batches (each as it comes with the remote fallback, whose

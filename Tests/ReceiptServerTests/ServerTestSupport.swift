@@ -145,7 +145,7 @@ final class GatedDecider: ReceiptDecider {
 
     var jwsVerifier: ReceiptVerifier { inner.verifier }
 
-    func verifyLocally(_ receiptData: [UInt8], request: FallbackRequest) async -> LocalVerification {
+    func verifyLocally(_ receiptData: ArraySlice<UInt8>, request: FallbackRequest) async -> LocalVerification {
         await withCheckedContinuation { continuation in
             let resumeNow = state.withLock { state in
                 state.arrived += 1
@@ -155,7 +155,7 @@ final class GatedDecider: ReceiptDecider {
             }
             if resumeNow { continuation.resume() }
         }
-        return inner.verifyLocally(receiptData[...], request: request)
+        return inner.verifyLocally(receiptData, request: request)
     }
 
     func askApple(_ local: LocalVerification, request: FallbackRequest) async -> AttributedVerdict {

@@ -27,9 +27,9 @@ struct VerificationCountTests {
         var local: Int { counts.withLock { $0.local } }
         var apple: Int { counts.withLock { $0.apple } }
 
-        func verifyLocally(_ receiptData: [UInt8], request: FallbackRequest) async -> LocalVerification {
+        func verifyLocally(_ receiptData: ArraySlice<UInt8>, request: FallbackRequest) async -> LocalVerification {
             counts.withLock { $0.local += 1 }
-            return inner.verifyLocally(receiptData[...], request: request)
+            return inner.verifyLocally(receiptData, request: request)
         }
 
         func askApple(_ local: LocalVerification, request: FallbackRequest) async -> AttributedVerdict {

@@ -53,7 +53,7 @@ struct VerifyController {
         let time = try call.options.validationTime(policy: routes.configuration.validationTime)
         let policy = try call.options.policy(narrowing: routes.decider.policy)
         let receiptCall = ReceiptCall(
-            receiptData: call.receiptData,
+            receiptData: call.receiptData[...],
             request: fallbackRequest(call.options, time: time, policy: policy, now: now), contract: .verdict,
             account: call.options.account, isText: !call.isRaw, auditEndpoint: Self.endpoint, now: now)
         let answer = try await routes.calling { () async throws(IntakeError) in

@@ -49,7 +49,8 @@ struct VerifyReceiptController {
             let answer = try await routes.calling { () async throws(IntakeError) in
                 try await routes.intake.verify(
                     ReceiptCall(
-                        receiptData: call.receiptData, request: fallbackRequest(call, endpoint: endpoint, now: now),
+                        receiptData: call.receiptData[...],
+                        request: fallbackRequest(call, endpoint: endpoint, now: now),
                         contract: .verifyReceipt(endpoint), auditEndpoint: ReceiptRoutes.path(endpoint), now: now),
                     logger: context.logger)
             }
