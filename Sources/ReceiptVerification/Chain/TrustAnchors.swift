@@ -80,8 +80,13 @@ public struct TrustAnchors: Sendable {
         parts += additionalRoots.map(\.sha256Fingerprint).sorted { $0.lexicographicallyPrecedes($1) }.map { $0[...] }
         parts.append([allowsXcodeStoreKitTesting ? 1 : 0][...])
         parts.append(xcodeTestingFingerprint[...])
-        // SHA-256 cannot fail short of an allocation failure; an empty identity then only costs sharing.
-        return (try? DigestAlgorithm.sha256.hash(concatenating: parts)) ?? []
+        do {
+            return try DigestAlgorithm.sha256.hash(concatenating: parts)
+        } catch {
+            // Without the digest, the parts themselves (fixed-length fingerprints and a flag) name the set exactly:
+            // a longer key, never one two anchor sets share.
+            return parts.flatMap { $0 }
+        }
     }
 
     private static func load(file path: String) throws(VerificationError) -> [Certificate] {

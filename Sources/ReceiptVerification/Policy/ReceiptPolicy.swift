@@ -96,8 +96,14 @@ public struct ReceiptPolicy: Sendable {
         else {
             return [Reason(.policyDeviceHashMismatch, "policy: the receipt lacks the opaque value, bundle id or hash")]
         }
-        let computed = try? DigestAlgorithm.sha1.hash(concatenating: [device.bytes[...], opaque, bundle])
-        guard let computed, computed.elementsEqual(expected) else {
+        let computed: [UInt8]
+        do {
+            computed = try DigestAlgorithm.sha1.hash(concatenating: [device.bytes[...], opaque, bundle])
+        } catch {
+            // A digest OpenSSL could not compute says nothing about the receipt: undecided, never a mismatch.
+            return [Reason(.internalError, "policy: the device hash cannot be computed: \(error)")]
+        }
+        guard computed.elementsEqual(expected) else {
             return [Reason(.policyDeviceHashMismatch, "policy: the device hash does not match device \(device)")]
         }
         return []
