@@ -9,7 +9,7 @@ import ReceiptIntake
 import ReceiptLedger
 import ReceiptModel
 import ReceiptRemote
-import ReceiptServer
+@_spi(Fuzzing) import ReceiptServer
 import ReceiptVerification
 import TestSupport
 import Testing

@@ -5,7 +5,7 @@ import HummingbirdTesting
 import ReceiptForge
 import ReceiptModel
 import ReceiptRemote
-import ReceiptServer
+@_spi(Fuzzing) import ReceiptServer
 import ReceiptVerification
 import TestSupport
 import Testing

@@ -1,4 +1,4 @@
-import ReceiptServer
+@_spi(Fuzzing) import ReceiptServer
 import ReceiptVerification
 import Testing
 

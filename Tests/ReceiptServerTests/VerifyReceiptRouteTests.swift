@@ -3,7 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import ReceiptModel
 import ReceiptRemote
-import ReceiptServer
+@_spi(Fuzzing) import ReceiptServer
 import ReceiptVerification
 import TestSupport
 import Testing

@@ -1,6 +1,6 @@
 import FuzzSupport
 import ReceiptModel
-import ReceiptServer
+@_spi(Fuzzing) import ReceiptServer
 import ReceiptVerification
 
 // fuzz-notification: an App Store Server Notification body as POST /v1/notifications/appstore receives it from

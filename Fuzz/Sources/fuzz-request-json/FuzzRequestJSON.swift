@@ -1,6 +1,6 @@
 import FuzzSupport
 import ReceiptModel
-import ReceiptServer
+@_spi(Fuzzing) import ReceiptServer
 
 // fuzz-request-json: the body of `POST /verifyReceipt` and `POST /v1/verify` as the routes read it:
 // `RequestJSON(parsing:)`, the members the routes take (`receipt-data`, `receipt_data`, `password`,

@@ -2,7 +2,7 @@ import Foundation
 import FuzzSupport
 import ReceiptModel
 import ReceiptRemote
-import ReceiptServer
+@_spi(Fuzzing) import ReceiptServer
 import ReceiptVerification
 
 // fuzz-verify: end to end, as `verify-local --root certs/test-root.pem` and the server do it. The bytes are

@@ -4,7 +4,7 @@ import ReceiptModel
 
 /// An App Store Server Notification's body as `POST /v1/notifications/appstore` receives it, parsed but not
 /// verified: version 2's `signedPayload`, or version 1's members.
-public enum NotificationBody: Sendable {
+@_spi(Fuzzing) public enum NotificationBody: Sendable {
     /// `{"signedPayload": "<jws>"}`.
     case version2(signedPayload: [UInt8])
     /// `notification_type`, `password`, `unified_receipt.latest_receipt`, and the unsigned members as received.

@@ -5,7 +5,7 @@ import BER
 /// `+`), and must then be UTF-8: an escape that is malformed, or bytes that are not UTF-8, are refused, never
 /// repaired into U+FFFD (two accounts must never read as one). A name given twice is refused, as a JSON member
 /// given twice is.
-public struct QueryParameters: Sendable {
+@_spi(Fuzzing) public struct QueryParameters: Sendable {
     /// The parameters, in order.
     public let pairs: [(name: String, value: String)]
 

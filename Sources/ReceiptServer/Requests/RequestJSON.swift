@@ -6,7 +6,7 @@ import ReceiptModel
 /// Request bodies are small flat objects (`{"receipt-data": …, "password": …}`) whose one large
 /// member is a base64 string. It stays bytes (no `String` of 100 KB, no `Any` boxes) in a single pass;
 /// nested objects and arrays are checked for well-formedness and kept only as ``Value/composite``.
-public struct RequestJSON: Sendable {
+@_spi(Fuzzing) public struct RequestJSON: Sendable {
     /// A member's value.
     public enum Value: Sendable, Equatable {
         /// A string, unescaped, as UTF-8 bytes.

@@ -9,7 +9,7 @@ public import ReceiptVerification
 /// by ``validationTime(policy:now:)``; `allow_remote` can only turn the fallback off; `password` is held to
 /// the configured shared secret by the route, as on `/verifyReceipt`; `device_id` adds a device check to the
 /// operator's policy (``policy(narrowing:)``).
-public struct V1Options: Sendable, Equatable {
+@_spi(Fuzzing) public struct V1Options: Sendable, Equatable {
     /// `validation_time`: `creation`, `now` or an RFC 3339 instant; `nil` uses the server's policy. Only
     /// choices at least as strict as the server's are accepted (``validationTime(policy:now:)``).
     public var validationTime: ValidationTime?
