@@ -12,7 +12,7 @@ import Benchmark
 import Foundation
 import ReceiptModel
 import ReceiptRemote
-import ReceiptServer
+@_spi(Fuzzing) import ReceiptServer
 import ReceiptVerification
 
 /// The metrics of every suite.
@@ -36,7 +36,7 @@ func configuration(mallocTolerance: Int = 0) -> Benchmark.Configuration {
 /// any more than the server's own cost model does (the server reads it once per request).
 let requestDate = ReceiptDate(clampingMillisecondsSince1970: 1_767_225_600_000)
 
-/// What the server does with one request body, without the network: ReceiptRoutes.verifyReceipt's steps
+/// What the server does with one request body, without the network: VerifyReceiptController's steps
 /// from the parsed body to the response bytes (JSON in, decode, verify, Apple-shaped JSON out).
 @inline(never)
 func serverPath(body: [UInt8], verifier: ReceiptVerifier) -> [UInt8] {
@@ -45,15 +45,8 @@ func serverPath(body: [UInt8], verifier: ReceiptVerifier) -> [UInt8] {
     }
     let result = AttributedVerdict.local(verifier.verify(receiptData, validationTime: .receiptCreation))
     let status = VerifyReceiptStatus.status(of: result, endpoint: .sandbox)
-    guard status == 0, let environment = result.verdict.environment,
-        case .appReceipt(let receipt)? = result.verdict.receipt
-    else {
-        return VerifyReceiptBody.status(status)
-    }
-    let latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: false)
-    return VerifyReceiptBody.valid(
-        payload: receipt.payload, environment: environment.rawValue, requestDate: requestDate,
-        latestReceiptInfo: latest.isEmpty ? nil : latest, latestReceipt: nil)
+    return VerifyReceiptBody.answer(
+        result, status: status, requestDate: requestDate, excludeOldTransactions: false, receiptData: nil)
 }
 
 /// What a setup hands its benchmark. package-benchmark casts the setup result from `Any` on every iteration;

@@ -1,0 +1,77 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// What each layer may import (docs/ARCHITECTURE.md, "may import"), held against every source file's `import`
+/// lines. SwiftPM lets a target import a module it does not declare when the module was built anyway, so the
+/// declared dependencies alone would not stop a shortcut around a layer: this does. Above all, the ledger stays
+/// persistence: never the remote client, OpenSSL or HTTP shapes (the intake computes digests, the server renders).
+@Suite struct LayeringTests {
+    /// Modules of the platform any target may use (not BER, which uses nothing).
+    static let platform: Set<String> = ["Glibc", "Darwin", "Musl", "Synchronization", "Dispatch"]
+    static let foundation: Set<String> = ["Foundation", "FoundationEssentials"]
+    static let nio: Set<String> = ["NIOCore", "NIOPosix", "NIOSSL", "NIOHTTP1"]
+
+    /// Each target's own modules beyond `platform`.
+    static let allowed: [String: Set<String>] = [
+        "BER": [],
+        "ReceiptModel": ["BER"].union(foundation),
+        "ReceiptCrypto": ["BER", "COpenSSL"],
+        "ReceiptVerification": ["BER", "ReceiptModel", "ReceiptCrypto"].union(foundation),
+        "ReceiptForge": ["BER", "ReceiptModel", "ReceiptCrypto"].union(foundation),
+        "ReceiptRemote": ["BER", "ReceiptModel", "ReceiptVerification", "AsyncHTTPClient", "Logging"].union(nio)
+            .union(foundation),
+        "ReceiptLedger": ["BER", "ReceiptModel", "ReceiptVerification", "GRDB", "GRDBSQLite", "PostgresNIO", "Logging"]
+            .union(nio),
+        "ReceiptIntake": [
+            "BER", "ReceiptModel", "ReceiptCrypto", "ReceiptVerification", "ReceiptRemote", "ReceiptLedger",
+            "Logging",
+        ],
+        "ReceiptServer": [
+            "BER", "ReceiptModel", "ReceiptVerification", "ReceiptRemote", "ReceiptLedger", "ReceiptIntake",
+            "Hummingbird", "HTTPTypes", "Logging", "Metrics", "Prometheus", "ServiceLifecycle", "UnixSignals",
+        ],
+        "AppleStandIn": ["BER", "ReceiptModel", "ReceiptVerification", "Hummingbird", "Logging", "NIOCore"],
+    ]
+
+    /// The modules `source` imports (`import M`, `public import M`, `@_spi(S) import M`, …), comments aside.
+    static func imports(in source: String) -> Set<String> {
+        var found: Set<String> = []
+        for line in source.split(separator: "\n") {
+            var words = line.split(separator: " ").map(String.init)
+            while let first = words.first, first.hasPrefix("@") || ["public", "package", "internal"].contains(first) {
+                words.removeFirst()
+            }
+            guard words.count >= 2, words[0] == "import" else { continue }
+            found.insert(words[1])
+        }
+        return found
+    }
+
+    @Test(arguments: allowed.keys.sorted())
+    func eachLayerImportsOnlyWhatItMay(target: String) throws {
+        let folder = SharedTestData.packageRoot.appendingPathComponent("Sources").appendingPathComponent(target)
+        let files = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") }
+        #expect(!files.isEmpty, "\(target) has sources")
+        let allowed = (Self.allowed[target] ?? []).union(target == "BER" ? [] : Self.platform).union([target])
+        for file in files {
+            let source = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let stray = Self.imports(in: source).subtracting(allowed)
+            #expect(stray.isEmpty, "\(target)/\(file) imports \(stray.sorted()), which its layer may not")
+        }
+    }
+
+    /// The reader finds what the rule is about, so the check above can fail.
+    @Test func theReaderSeesEveryFormOfImport() {
+        let source = """
+            import A
+            public import B
+            @_spi(Fuzzing) import C
+            internal import D
+            // import E
+            let importer = 1
+            """
+        #expect(Self.imports(in: source) == ["A", "B", "C", "D"])
+    }
+}
