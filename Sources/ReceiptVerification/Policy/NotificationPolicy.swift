@@ -55,6 +55,8 @@ extension ReceiptVerifier {
     /// Verifies an App Store Server Notification V2 `signedPayload` (its kind known from the member that held it),
     /// then holds it to `policy`: the verdict is `valid` only when the notification may be recorded.
     /// - Parameters:
+    ///   - text: the `signedPayload` JWS as received.
+    ///   - policy: the operator's notification rules.
     ///   - receiptPolicy: overrides ``Configuration/policy`` for this call.
     ///   - now: the instant "now" stands for; `nil` reads the configured clock, only when needed.
     public func verifyNotification(

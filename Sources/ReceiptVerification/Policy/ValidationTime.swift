@@ -6,7 +6,7 @@ public import ReceiptModel
 /// Apple's receipt-signing leaves expire while the receipts they signed stay genuine, so the
 /// default is the receipt's own creation date (attribute 12). `now` is the one case that needs a
 /// clock: the instant comes from the call (`now:`), or else from the verifier's configured clock, and
-/// the verdict records the instant used (``Verdict/validationInstant``).
+/// the verdict records the instant used (``VerificationResult/validationInstant``).
 public enum ValidationTime: Sendable, Hashable, CustomStringConvertible {
     /// The receipt's creation date (attribute 12); for iOS 6 receipts, the purchase date.
     case receiptCreation

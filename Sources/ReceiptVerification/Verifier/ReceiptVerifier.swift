@@ -43,7 +43,7 @@ public final class ReceiptVerifier: Sendable {
     /// decoded once; the verdict carries what decoded.
     ///
     /// Never throws: undecodable input is `invalid` with ``Reason/Code/receiptMalformed`` and the
-    /// decoder's error in ``Verdict/decodingError``.
+    /// decoder's error in ``VerificationResult/decodingError``.
     /// - Parameters:
     ///   - bytes: the receipt as the client sent it.
     ///   - validationTime: overrides ``Configuration/validationTime`` for this call.
