@@ -69,10 +69,10 @@ public enum LedgerPlan {
     }
 
     /// The audit reason of a notification recorded before.
-    public static let duplicateCode = "notification.duplicate"
+    static let duplicateCode = AuditReason.verification(.notificationDuplicate)
 
     /// The reason code of a verification refused for its conflicts.
-    public static var conflictCode: String { Reason.Code.ledgerConflict.description }
+    static let conflictCode = AuditReason.verification(.ledgerConflict)
 
     /// The transactions with duplicate ids dropped (the first kept), in receipt order.
     static func unique(_ transactions: [LedgerTransaction]) -> [LedgerTransaction] {
@@ -105,7 +105,9 @@ public enum LedgerPlan {
         return conflicts
     }
 
-    static func audit(_ entry: LedgerEntry, _ outcome: LedgerOutcome, verdict: String, reason: String?) -> AuditEntry {
+    static func audit(
+        _ entry: LedgerEntry, _ outcome: LedgerOutcome, verdict: Verdict.Outcome, reason: AuditReason?
+    ) -> AuditEntry {
         AuditEntry(
             time: entry.time, endpoint: entry.endpoint, receiptSHA256: entry.receiptSHA256, verdict: verdict,
             reason: reason, decidedBy: entry.decidedBy, account: entry.account,

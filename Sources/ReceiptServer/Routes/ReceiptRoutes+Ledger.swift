@@ -36,7 +36,7 @@ extension ReceiptRoutes {
         entry.readsSubscriptions = readsSubscriptions
         if let answeredStatus, answeredStatus != 0 {
             entry.transactions = []
-            entry.reason = entry.reason ?? "verify_receipt.status_\(answeredStatus)"
+            entry.reason = entry.reason ?? .verifyReceiptStatus(answeredStatus)
         }
         guard let outcome = try await recordEntry(entry, context: context) else { return (result, nil) }
         guard outcome.isRejected else { return (result, outcome) }

@@ -83,7 +83,8 @@ extension ReceiptRoutes {
                 LedgerEntry(
                     time: now, endpoint: Self.notificationEndpoint,
                     receiptSHA256: LedgerEntry.sha256(ofDecoded: body.latestReceipt), verdict: .invalid,
-                    reason: ServerError.Code.sharedSecretMismatch.description, decidedBy: "local", account: nil,
+                    reason: .refusal(code: ServerError.Code.sharedSecretMismatch.description), decidedBy: .local,
+                    account: nil,
                     transactions: []), context: context)
             throw ServerError(.sharedSecretMismatch, "password is not this server's shared secret")
         }
