@@ -8,9 +8,9 @@ import ReceiptVerification
 ///
 /// Processing the batch's verifications one after another, each seeing the effects of those before it, makes
 /// a batch equivalent to the same verifications committed one at a time in that order.
-public enum LedgerPlan {
+package enum LedgerPlan {
     /// What a store reads first for `entries`.
-    public static func keys(of entries: [LedgerEntry]) -> LedgerKeys {
+    package static func keys(of entries: [LedgerEntry]) -> LedgerKeys {
         var transactionIDs = Set<String>()
         var owned = Set<String>()
         var renewed = Set<String>()
@@ -38,7 +38,7 @@ public enum LedgerPlan {
 
     /// Decides a batch.
     /// - Returns: the writes, and one outcome per entry, in order.
-    public static func decide(_ entries: [LedgerEntry], snapshot: LedgerSnapshot) -> (LedgerChanges, [LedgerOutcome]) {
+    package static func decide(_ entries: [LedgerEntry], snapshot: LedgerSnapshot) -> (LedgerChanges, [LedgerOutcome]) {
         var batch = BatchDecision(snapshot: snapshot)
         var outcomes: [LedgerOutcome] = []
         outcomes.reserveCapacity(entries.count)
