@@ -65,7 +65,8 @@ extension ReceiptIntake {
                 LedgerEntry(
                     time: now, endpoint: auditEndpoint,
                     receiptSHA256: LedgerEntry.sha256(ofDecoded: call.latestReceipt), verdict: .invalid,
-                    reason: IntakeError.Code.sharedSecretMismatch.description, decidedBy: "local", account: nil,
+                    reason: .refusal(code: IntakeError.Code.sharedSecretMismatch.description), decidedBy: .local,
+                    account: nil,
                     transactions: []), logger: logger)
             throw IntakeError(.sharedSecretMismatch, "password is not this server's shared secret")
         }

@@ -38,7 +38,7 @@ extension ReceiptIntake {
         entry.readsSubscriptions = consultation.readsSubscriptions
         if case .verifyReceipt = call.contract, status != 0 {
             entry.transactions = []
-            entry.reason = entry.reason ?? "verify_receipt.status_\(status)"
+            entry.reason = entry.reason ?? .verifyReceiptStatus(status)
         }
         let outcome = try await record(entry, logger: logger)
         let supplement = consultation.supplement(after: outcome)

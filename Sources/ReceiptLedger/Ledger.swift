@@ -38,10 +38,10 @@ public final class Ledger: Sendable {
     /// transactions): then `/verifyReceipt` consults it for every valid subscription receipt, not only for one
     /// whose subscriptions have lapsed. Always for a shared store (another replica may have recorded some);
     /// for SQLite, once this process recorded any, or found any when it opened (``noteSubscriptionState()``).
-    public var mayHoldSubscriptionState: Bool { subscriptionState.load(ordering: .relaxed) }
+    package var mayHoldSubscriptionState: Bool { subscriptionState.load(ordering: .relaxed) }
 
     /// Records that the store holds subscription state (the server calls it at start when the store says so).
-    public func noteSubscriptionState() { subscriptionState.store(true, ordering: .relaxed) }
+    package func noteSubscriptionState() { subscriptionState.store(true, ordering: .relaxed) }
 
     /// Opens the store at `location` (creating and migrating it, unless `options` say read-only); `nil` for
     /// `none`.

@@ -42,7 +42,7 @@ public struct ProductCatalogue: Sendable, Hashable {
     }
 
     /// The kind of `productID`: the catalogue's, else `reported` (what the receipt said).
-    public func kind(of productID: String, reported: ProductKind) -> ProductKind {
+    package func kind(of productID: String, reported: ProductKind) -> ProductKind {
         kinds[productID] ?? reported
     }
 }

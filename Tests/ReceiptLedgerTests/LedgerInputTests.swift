@@ -75,7 +75,7 @@ import Testing
         #expect(entry.transactions.first?.kind == .nonRenewing)
         #expect(
             entry.transactions.allSatisfy { $0.bundleID == "org.example.receiptforge.sample" && $0.firstSeen == now })
-        #expect(entry.transactions.allSatisfy { $0.environment == "Sandbox" && $0.source == .receipt })
+        #expect(entry.transactions.allSatisfy { $0.environment == .sandbox && $0.source == .receipt })
         let base64 = Array(("\"" + Data(bytes).base64EncodedString() + "\"\n").utf8)
         #expect(LedgerEntry.sha256(ofDecoded: base64) == entry.receiptSHA256)
         #expect(entry.receiptSHA256.count == 64)
@@ -89,7 +89,7 @@ import Testing
             time: ReceiptDate(clampingMillisecondsSince1970: 0), catalogue: ProductCatalogue(), onConflict: .report)
         #expect(entry.verdict == .invalid)
         #expect(entry.transactions.isEmpty)
-        #expect(entry.reason == "signature.mismatch")
+        #expect(entry.reason?.description == "signature.mismatch")
     }
 
     @Test(arguments: ["", String(repeating: "a", count: 257), "a\u{0}b"])
@@ -105,7 +105,7 @@ import Testing
                 LedgerEntry(
                     time: ReceiptDate(clampingMillisecondsSince1970: 0), endpoint: "e", receiptSHA256: "",
                     verdict: .valid,
-                    reason: nil, decidedBy: "local", account: nil, transactions: []))
+                    reason: nil, decidedBy: .local, account: nil, transactions: []))
         }
     }
 

@@ -11,7 +11,7 @@ import Testing
     static func transaction(_ id: String, original: String? = nil, at time: ReceiptDate = t0) -> LedgerTransaction {
         LedgerTransaction(
             transactionID: id, originalTransactionID: original ?? id, productID: "p", kind: .nonConsumable,
-            bundleID: "b", environment: "Sandbox", source: .receipt, firstSeen: time, lastSeen: time)
+            bundleID: "b", environment: .sandbox, source: .receipt, firstSeen: time, lastSeen: time)
     }
 
     static func entry(
@@ -19,7 +19,7 @@ import Testing
         onConflict: ConflictPolicy = .report
     ) -> LedgerEntry {
         LedgerEntry(
-            time: t0, endpoint: "/v1/verify", receiptSHA256: "00", verdict: verdict, reason: nil, decidedBy: "local",
+            time: t0, endpoint: "/v1/verify", receiptSHA256: "00", verdict: verdict, reason: nil, decidedBy: .local,
             account: account, transactions: transactions, onConflict: onConflict)
     }
 
@@ -43,7 +43,7 @@ import Testing
     @Test func keysAskOnlyForWhatThePlanUses() {
         var renewing = Self.entry([Self.transaction("4", original: "o4")])
         renewing.renewals = [
-            LedgerRenewal(originalTransactionID: "o5", environment: "Sandbox", signedDate: Self.t0, updated: Self.t0)
+            LedgerRenewal(originalTransactionID: "o5", environment: .sandbox, signedDate: Self.t0, updated: Self.t0)
         ]
         var reading = Self.entry([Self.transaction("3", original: "o3")])
         reading.readsSubscriptions = ["o6"]
@@ -66,7 +66,7 @@ import Testing
         #expect(outcomes[0].isRejected)
         #expect(outcomes[0].newTransactionIDs.isEmpty)
         #expect(changes.onlyAudits)
-        #expect(changes.audits.first?.verdict == "invalid")
+        #expect(changes.audits.first?.verdict == .invalid)
         #expect(changes.audits.first?.reason == LedgerPlan.conflictCode)
     }
 
@@ -211,7 +211,7 @@ import Testing
     ) -> LedgerTransaction {
         LedgerTransaction(
             transactionID: id, originalTransactionID: original, productID: "p.\(id)", kind: kind, bundleID: "b",
-            environment: "Sandbox", purchaseDate: at(purchased), expiresDate: expires.map(at),
+            environment: .sandbox, purchaseDate: at(purchased), expiresDate: expires.map(at),
             cancellationDate: cancelled.map(at), source: .receipt, firstSeen: at(0), lastSeen: at(0))
     }
 

@@ -71,7 +71,7 @@ import Testing
     ) -> LedgerTransaction {
         LedgerTransaction(
             transactionID: id, originalTransactionID: original ?? id, productID: "product.\(original ?? id)",
-            kind: kind, bundleID: "org.example", environment: "Sandbox", purchaseDate: time(-1000),
+            kind: kind, bundleID: "org.example", environment: .sandbox, purchaseDate: time(-1000),
             expiresDate: expires,
             cancellationDate: cancelled, source: .receipt, firstSeen: seen, lastSeen: seen)
     }
@@ -81,7 +81,7 @@ import Testing
         at time: ReceiptDate = time(0)
     ) -> LedgerEntry {
         LedgerEntry(
-            time: time, endpoint: "/v1/verify", receiptSHA256: "ab", verdict: .valid, reason: nil, decidedBy: "local",
+            time: time, endpoint: "/v1/verify", receiptSHA256: "ab", verdict: .valid, reason: nil, decidedBy: .local,
             account: account, transactions: transactions, onConflict: onConflict)
     }
 
@@ -157,8 +157,8 @@ import Testing
         let later = try await ledger.record(Self.entry([Self.transaction("2")], account: "carol", onConflict: .reject))
         #expect(later.newTransactionIDs == ["2"], "the refused verification bound and recorded nothing")
         let audit = try await store.auditEntries(AuditQuery(account: "bob"))
-        #expect(audit.map(\.verdict) == ["invalid"])
-        #expect(audit.map(\.reason) == ["ledger.conflict"])
+        #expect(audit.map(\.verdict) == [.invalid])
+        #expect(audit.map(\.reason?.description) == ["ledger.conflict"])
         await store.close()
     }
 
@@ -192,12 +192,12 @@ import Testing
         let store = try await place.open()
         var entry = Self.entry([Self.transaction("1")], account: "alice")
         entry.verdict = .invalid
-        entry.reason = "signature.mismatch"
+        entry.reason = .verification(.signatureMismatch)
         let outcome = try await Ledger(store: store).record(entry)
         #expect(outcome == LedgerOutcome())
         #expect(try await store.transaction(id: "1") == nil)
         #expect(try await store.transactions(ownedBy: "alice").isEmpty)
-        #expect(try await store.auditEntries(AuditQuery()).map(\.reason) == ["signature.mismatch"])
+        #expect(try await store.auditEntries(AuditQuery()).map(\.reason?.description) == ["signature.mismatch"])
         await store.close()
     }
 
@@ -238,6 +238,54 @@ import Testing
         await store.close()
     }
 
+    /// The typed facts read back as written from each store's text columns: every kind of audit reason, the
+    /// verdict and the decider; an environment, and none (the empty text). A text column holding what no case
+    /// names (a reason of a later build, an environment written by hand) reads as `unrecognized` and `nil`.
+    @Test(arguments: Kind.allCases)
+    func typedFactsReadBackFromTheirColumns(kind: Kind) async throws {
+        guard Self.available(kind) else { return }
+        let place = try Place(kind)
+        let store = try await place.open()
+        let ledger = Ledger(store: store)
+        let reasons: [AuditReason?] = [
+            nil, .verification(.signatureMismatch), .verifyReceiptStatus(21007),
+            .refusal(code: "server.shared_secret_mismatch"),
+        ]
+        for (index, reason) in reasons.enumerated() {
+            var entry = Self.entry([], account: nil, at: Self.time(Int64(index)))
+            entry.verdict = index == 0 ? .valid : .invalid
+            entry.reason = reason
+            entry.decidedBy = index == 2 ? .remote : .local
+            _ = try await ledger.record(entry)
+        }
+        var unknown = Self.transaction("env-none")
+        unknown.environment = nil
+        _ = try await ledger.record(Self.entry([Self.transaction("env-sandbox"), unknown], account: "alice"))
+        let audit = try await store.auditEntries(AuditQuery())
+        #expect(audit.map(\.reason) == reasons + [nil])
+        #expect(audit.map(\.verdict) == [.valid, .invalid, .invalid, .invalid, .valid])
+        #expect(audit.map(\.decidedBy) == [.local, .local, .remote, .local, .local])
+        #expect(try await store.transaction(id: "env-sandbox")?.0.environment == .sandbox)
+        #expect(try await store.transaction(id: "env-none")?.0.environment == nil)
+        switch kind {
+        case .sqlite:
+            let sqlite = try #require(store as? SQLiteLedgerStore)
+            try await sqlite.pool.write { db in
+                try db.execute(sql: "UPDATE ledger_transactions SET environment = 'LocalTesting'")
+                try db.execute(sql: "DROP TRIGGER ledger_audit_no_update")
+                try db.execute(sql: "UPDATE ledger_audit SET reason = 'later.code' WHERE seq = 1")
+            }
+        case .postgres:
+            let database = try #require(place.database)
+            try database.run("UPDATE ledger_transactions SET environment = 'LocalTesting'")
+            try database.run("ALTER TABLE ledger_audit DISABLE TRIGGER ledger_audit_no_change")
+            try database.run("UPDATE ledger_audit SET reason = 'later.code' WHERE seq = 1")
+        }
+        #expect(try await store.transaction(id: "env-sandbox")?.0.environment == nil)
+        #expect(try await store.auditEntries(AuditQuery(limit: 1)).first?.reason == .unrecognized("later.code"))
+        await store.close()
+    }
+
     /// Every field of an audit entry reads back as written, byte for byte: multi-byte UTF-8, an absent reason and
     /// account, the new ids and the conflicts (SQLite binds the audit insert with its own calls).
     @Test(arguments: Kind.allCases)
@@ -249,8 +297,8 @@ import Testing
         let first = Self.entry([Self.transaction("7"), Self.transaction("8")], account: owner, at: Self.time(5))
         var second = Self.entry([Self.transaction("7")], account: nil, at: Self.time(6))
         second.verdict = .inconclusive
-        second.reason = "remote.unavailable"
-        second.decidedBy = "remote"
+        second.reason = .verification(Reason.Code(layerCode: "remote.unavailable"))
+        second.decidedBy = .remote
         second.endpoint = "/verifyReceipt"
         second.receiptSHA256 = String(repeating: "0f", count: 32)
         var third = Self.entry([Self.transaction("8")], account: "cafe\u{301}", at: Self.time(7))
@@ -259,9 +307,9 @@ import Testing
         let read = try await store.auditEntries(AuditQuery())
         #expect(read.map(\.account) == [owner, nil, "cafe\u{301}"])
         #expect(read.map(\.endpoint) == ["/v1/verify", "/verifyReceipt", ""])
-        #expect(read.map(\.verdict) == ["valid", "inconclusive", "valid"])
-        #expect(read.map(\.reason) == [nil, "remote.unavailable", nil])
-        #expect(read.map(\.decidedBy) == ["local", "remote", "local"])
+        #expect(read.map(\.verdict) == [.valid, .inconclusive, .valid])
+        #expect(read.map(\.reason?.description) == [nil, "remote.unavailable", nil])
+        #expect(read.map(\.decidedBy) == [.local, .remote, .local])
         #expect(read.map(\.time) == [Self.time(5), Self.time(6), Self.time(7)])
         #expect(read.map(\.receiptSHA256) == ["ab", String(repeating: "0f", count: 32), "ab"])
         #expect(read.map(\.newTransactionIDs) == [["7", "8"], [], []])
@@ -318,7 +366,7 @@ import Testing
                     originalTransactionID: "s", productID: "product.s", autoRenewProductID: "product.s",
                     autoRenewStatus: 1, isInBillingRetryPeriod: retry, gracePeriodExpiresDate: Self.time(5_000),
                     expirationIntent: 2, renewalDate: Self.time(4_000), offerType: 2, offerIdentifier: "spring",
-                    environment: "Sandbox", signedDate: Self.time(signed), updated: Self.time(signed))
+                    environment: .sandbox, signedDate: Self.time(signed), updated: Self.time(signed))
             ]
             entry.notification = LedgerNotification(
                 id: id, version: "2", notificationType: "DID_FAIL_TO_RENEW", signedDate: Self.time(signed),
@@ -338,7 +386,7 @@ import Testing
         #expect(renewal.autoRenewStatus == 1 && renewal.expirationIntent == 2)
         #expect(renewal.gracePeriodExpiresDate == Self.time(5_000) && renewal.renewalDate == Self.time(4_000))
         #expect(renewal.offerType == 2 && renewal.offerIdentifier == "spring")
-        #expect(renewal.environment == "Sandbox" && renewal.signedDate == Self.time(2_000))
+        #expect(renewal.environment == .sandbox && renewal.signedDate == Self.time(2_000))
         #expect(try await store.renewals(ownedBy: "alice").map(\.signedDate) == [Self.time(2_000)])
         #expect(try await ledger.entitlements(account: "alice", at: Self.time(3_000)).first?.state == .gracePeriod)
         #expect(try await ledger.transaction(id: "t1")?.0.appAccountToken == bought.appAccountToken)
@@ -361,7 +409,7 @@ import Testing
             LedgerRenewal(
                 originalTransactionID: "s", productID: "product.s", autoRenewProductID: "product.s",
                 autoRenewStatus: 1, isInBillingRetryPeriod: false, gracePeriodExpiresDate: nil, expirationIntent: nil,
-                renewalDate: nil, offerType: nil, offerIdentifier: nil, environment: "Sandbox",
+                renewalDate: nil, offerType: nil, offerIdentifier: nil, environment: .sandbox,
                 signedDate: Self.time(2_000), updated: Self.time(2_000))
         ]
         let second = Self.transaction("t2", original: "s", kind: .autoRenewable, expires: Self.time(2_000))

@@ -12,7 +12,7 @@ import Testing
     static func renewal(_ original: String, signed: Int64, retry: Bool? = nil, grace: Int64? = nil) -> LedgerRenewal {
         LedgerRenewal(
             originalTransactionID: original, productID: "p", autoRenewProductID: "p", autoRenewStatus: 1,
-            isInBillingRetryPeriod: retry, gracePeriodExpiresDate: grace.map(at), environment: "Sandbox",
+            isInBillingRetryPeriod: retry, gracePeriodExpiresDate: grace.map(at), environment: .sandbox,
             signedDate: at(signed), updated: at(signed))
     }
 
@@ -21,7 +21,7 @@ import Testing
     {
         var entry = LedgerEntry(
             time: at(1_000), endpoint: "/v1/notifications/appstore", receiptSHA256: "00", verdict: .valid, reason: nil,
-            decidedBy: "local", account: nil, transactions: transactions)
+            decidedBy: .local, account: nil, transactions: transactions)
         entry.renewals = renewals
         entry.notification = LedgerNotification(
             id: id, version: "2", notificationType: "DID_RENEW", received: at(1_000))
@@ -58,11 +58,11 @@ import Testing
     @Test func anAppAccountTokenIsWrittenOnce() {
         var transaction = LedgerTransaction(
             transactionID: "t", originalTransactionID: "t", productID: "p", kind: .consumable, bundleID: "b",
-            environment: "Sandbox", source: .storeKit, firstSeen: Self.at(0), lastSeen: Self.at(0))
+            environment: .sandbox, source: .storeKit, firstSeen: Self.at(0), lastSeen: Self.at(0))
         transaction.appAccountToken = "6f1c0a2e-0000-4000-8000-000000000001"
         let entry = LedgerEntry(
             time: Self.at(0), endpoint: "/v1/verify", receiptSHA256: "00", verdict: .valid, reason: nil,
-            decidedBy: "local", account: nil, transactions: [transaction])
+            decidedBy: .local, account: nil, transactions: [transaction])
         let (changes, _) = LedgerPlan.decide([entry, entry], snapshot: LedgerSnapshot())
         #expect(changes.accountTokens.map(\.token) == ["6f1c0a2e-0000-4000-8000-000000000001"])
     }
@@ -71,7 +71,7 @@ import Testing
         let lapsed = [
             LedgerTransaction(
                 transactionID: "s1", originalTransactionID: "s", productID: "p", kind: .autoRenewable, bundleID: "b",
-                environment: "Sandbox", purchaseDate: Self.at(100), expiresDate: Self.at(200), source: .receipt,
+                environment: .sandbox, purchaseDate: Self.at(100), expiresDate: Self.at(200), source: .receipt,
                 firstSeen: Self.at(0), lastSeen: Self.at(0))
         ]
         func state(_ renewal: LedgerRenewal?, at instant: Int64) -> Entitlement.State? {
@@ -90,7 +90,7 @@ import Testing
         func sighting(signed: Int64?, refunded: Int64?) -> LedgerTransaction {
             LedgerTransaction(
                 transactionID: "t", originalTransactionID: "t", productID: "p", kind: .autoRenewable, bundleID: "b",
-                environment: "Sandbox", expiresDate: Self.at(900), cancellationDate: refunded.map(Self.at),
+                environment: .sandbox, expiresDate: Self.at(900), cancellationDate: refunded.map(Self.at),
                 source: signed == nil ? .receipt : .notification, firstSeen: Self.at(0), lastSeen: Self.at(0),
                 signedDate: signed.map(Self.at))
         }

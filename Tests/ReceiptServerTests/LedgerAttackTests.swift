@@ -231,11 +231,11 @@ struct LedgerAttackTests {
         func entry(_ transaction: LedgerTransaction) -> LedgerEntry {
             LedgerEntry(
                 time: time, endpoint: "/v1/verify", receiptSHA256: "ab", verdict: .valid, reason: nil,
-                decidedBy: "remote", account: "alice", transactions: [transaction])
+                decidedBy: .remote, account: "alice", transactions: [transaction])
         }
         var unsigned = LedgerTransaction(
             transactionID: "5", originalTransactionID: "1", productID: "wrong.product", kind: .unknown,
-            bundleID: Self.bundle, environment: "Sandbox", expiresDate: time, source: .appleVerifyReceipt,
+            bundleID: Self.bundle, environment: .sandbox, expiresDate: time, source: .appleVerifyReceipt,
             firstSeen: time, lastSeen: time)
         var signed = unsigned
         signed.productID = "org.example.receiptforge.monthly"
@@ -548,11 +548,11 @@ struct LedgerAttackTests {
         // The library refuses such an entry on its own, before it can join a batch.
         let oversized = LedgerEntry(
             time: Support.fixedNow, endpoint: "library", receiptSHA256: "ab", verdict: .valid, reason: nil,
-            decidedBy: "local", account: nil,
+            decidedBy: .local, account: nil,
             transactions: [
                 LedgerTransaction(
                     transactionID: String(repeating: "1", count: 8192), originalTransactionID: "1", productID: "p",
-                    kind: .unknown, bundleID: Self.bundle, environment: "Sandbox", source: .receipt,
+                    kind: .unknown, bundleID: Self.bundle, environment: .sandbox, source: .receipt,
                     firstSeen: Support.fixedNow, lastSeen: Support.fixedNow)
             ])
         await #expect(throws: LedgerError.self) { try await ledger.record(oversized) }

@@ -61,7 +61,8 @@ struct NotificationConformanceTests {
         #expect(theirs.map(\.status.code) == [422])
         #expect(try Routes.errorCode(theirs[0]) == "notification.rejected")
         #expect(try await otherStore.transaction(id: Self.realTransaction) == nil)
-        #expect(try await otherStore.auditEntries(AuditQuery()).map(\.reason) == ["policy.bundle_id_rejected"])
+        #expect(
+            try await otherStore.auditEntries(AuditQuery()).map(\.reason?.description) == ["policy.bundle_id_rejected"])
     }
 
     /// Every verified notification of the corpus, of every type and subtype Apple documents and of types it has not
@@ -121,7 +122,7 @@ struct NotificationConformanceTests {
                 (Self.path, try Self.notification(environment: "Production", appAppleID: nil, uuid: "prod-none")),
             ], ledger: ledger, policy: policy)
         #expect(responses.map(\.status.code) == [200, 200, 200, 422, 422])
-        let reasons = try await store.auditEntries(AuditQuery()).map(\.reason)
+        let reasons = try await store.auditEntries(AuditQuery()).map(\.reason?.description)
         #expect(reasons == [nil, nil, nil, "policy.app_apple_id_rejected", "policy.app_apple_id_rejected"])
     }
 

@@ -1,4 +1,5 @@
 public import ReceiptModel
+public import ReceiptVerification
 
 /// One line of the append-only audit trail: one per verification with the ledger on.
 public struct AuditEntry: Sendable, Hashable {
@@ -8,16 +9,17 @@ public struct AuditEntry: Sendable, Hashable {
     public var endpoint: String
     public var receiptSHA256: String
     /// `valid`, `invalid` or `inconclusive`: after the ledger's own decision (`invalid` for a rejected conflict).
-    public var verdict: String
-    public var reason: String?
-    public var decidedBy: String
+    public var verdict: Verdict.Outcome
+    public var reason: AuditReason?
+    public var decidedBy: DecidedBy
     public var account: String?
     public var newTransactionIDs: [String]
     public var conflicts: [LedgerConflict]
 
     public init(
-        sequence: Int64 = 0, time: ReceiptDate, endpoint: String, receiptSHA256: String, verdict: String,
-        reason: String?, decidedBy: String, account: String?, newTransactionIDs: [String], conflicts: [LedgerConflict]
+        sequence: Int64 = 0, time: ReceiptDate, endpoint: String, receiptSHA256: String, verdict: Verdict.Outcome,
+        reason: AuditReason?, decidedBy: DecidedBy, account: String?, newTransactionIDs: [String],
+        conflicts: [LedgerConflict]
     ) {
         self.sequence = sequence
         self.time = time

@@ -1,4 +1,5 @@
 public import ReceiptModel
+public import ReceiptVerification
 
 /// What an account is entitled to at an instant, for one purchase (one original transaction id).
 public struct Entitlement: Sendable, Hashable {
@@ -17,10 +18,10 @@ public struct Entitlement: Sendable, Hashable {
     public var productID: String
     public var originalTransactionID: String
     public var kind: ProductKind
-    /// The app the purchase was made in, and Apple's environment for it (`Production`, `Sandbox`; empty when the
-    /// source did not say): a Sandbox purchase is never a paid one.
+    /// The app the purchase was made in, and Apple's environment for it (`nil` when the source did not say): a
+    /// Sandbox purchase is never a paid one.
     public var bundleID = ""
-    public var environment = ""
+    public var environment: ReceiptEnvironment?
     public var state: State
     /// The latest known expiry, for subscriptions.
     public var expiresDate: ReceiptDate?

@@ -33,7 +33,7 @@ extension LedgerEntry {
         self.init(
             time: time, endpoint: endpoint, receiptSHA256: Self.sha256(of: verdict.receipt, received: received),
             verdict: verdict.outcome,
-            reason: verdict.reason?.code.description, decidedBy: result.decidedBy.rawValue, account: account,
+            reason: verdict.reason.map { .verification($0.code) }, decidedBy: result.decidedBy, account: account,
             transactions: transactions, onConflict: onConflict)
     }
 
@@ -91,7 +91,8 @@ extension LedgerEntry {
         self.init(
             time: time, endpoint: endpoint,
             receiptSHA256: Hex.encode((try? DigestAlgorithm.sha256.hash(received[...])) ?? []),
-            verdict: verdict.outcome, reason: verdict.reason?.code.description, decidedBy: "local", account: account,
+            verdict: verdict.outcome, reason: verdict.reason.map { .verification($0.code) }, decidedBy: .local,
+            account: account,
             transactions: transactions, onConflict: onConflict)
         self.renewals = renewals
         self.notification = notification
@@ -192,7 +193,7 @@ struct TransactionRecorder {
         guard let bundleID = own.first?.bundleID, !bundleID.isEmpty, response.bundleID == bundleID else { return [] }
         // The receipt's own environment, when it names one, is the renewals' too: Apple's word cannot make a
         // Sandbox subscription's renewal a Production (paid) one.
-        if let stated = own.first?.environment, !stated.isEmpty, stated != environment { return [] }
+        if let stated = own.first?.environment, stated.rawValue != environment { return [] }
         var products: [String: Set<String>] = [:]
         for transaction in own {
             products[transaction.originalTransactionID, default: []].insert(transaction.productID)
@@ -246,7 +247,7 @@ struct TransactionRecorder {
             expirationIntent: jws.expirationIntent?.rawValue, renewalDate: jws.renewalDate,
             offerType: jws.offerType?.rawValue,
             offerIdentifier: LedgerLimits.text(jws.offerIdentifier, maximum: LedgerLimits.maximumTokenLength),
-            environment: LedgerLimits.text(jws.environment?.rawValue, maximum: LedgerLimits.maximumNameLength) ?? "",
+            environment: jws.environment.flatMap { ReceiptEnvironment(rawValue: $0.rawValue) },
             signedDate: signed, updated: time)
     }
 
@@ -267,7 +268,7 @@ struct TransactionRecorder {
             transactionID: id, originalTransactionID: original ?? id, productID: product,
             kind: catalogue.kind(of: product, reported: reported),
             bundleID: LedgerLimits.text(bundleID, maximum: LedgerLimits.maximumProductIDLength) ?? "",
-            environment: LedgerLimits.text(environment, maximum: LedgerLimits.maximumNameLength) ?? "",
+            environment: ReceiptEnvironment(rawValue: environment),
             purchaseDate: purchase, expiresDate: expires, cancellationDate: cancellation,
             webOrderLineItemID: webOrder.flatMap { LedgerLimits.isIdentifier($0) ? $0 : nil }, source: source,
             firstSeen: time, lastSeen: time)

@@ -15,9 +15,8 @@ public struct LedgerEntry: Sendable {
     public var receiptSHA256: String
     public var verdict: Verdict.Outcome
     /// The deciding reason code, if any.
-    public var reason: String?
-    /// `local` or `remote`.
-    public var decidedBy: String
+    public var reason: AuditReason?
+    public var decidedBy: DecidedBy
     /// The app's user id the verification names, if any (1-256 bytes of UTF-8).
     public var account: String?
     /// The receipt's transactions, each with `firstSeen` and `lastSeen` equal to ``time``.
@@ -38,8 +37,8 @@ public struct LedgerEntry: Sendable {
     public var onConflict: ConflictPolicy
 
     public init(
-        time: ReceiptDate, endpoint: String, receiptSHA256: String, verdict: Verdict.Outcome, reason: String?,
-        decidedBy: String, account: String?, transactions: [LedgerTransaction], onConflict: ConflictPolicy = .report
+        time: ReceiptDate, endpoint: String, receiptSHA256: String, verdict: Verdict.Outcome, reason: AuditReason?,
+        decidedBy: DecidedBy, account: String?, transactions: [LedgerTransaction], onConflict: ConflictPolicy = .report
     ) {
         self.time = time
         self.endpoint = endpoint
@@ -75,7 +74,7 @@ public struct LedgerEntry: Sendable {
             else { return "a transaction's ids are not 1-64 letters, digits, '.', '-' or '_'" }
             guard LedgerLimits.isText(transaction.productID, maximum: LedgerLimits.maximumProductIDLength),
                 LedgerLimits.isText(transaction.bundleID, maximum: LedgerLimits.maximumProductIDLength),
-                LedgerLimits.isText(transaction.environment, maximum: LedgerLimits.maximumNameLength),
+                LedgerLimits.isText(transaction.environment?.rawValue ?? "", maximum: LedgerLimits.maximumNameLength),
                 LedgerLimits.isText(transaction.source.rawValue, maximum: LedgerLimits.maximumNameLength),
                 transaction.appAccountToken.map({ LedgerLimits.isText($0, maximum: LedgerLimits.maximumTokenLength) })
                     ?? true
@@ -91,7 +90,7 @@ public struct LedgerEntry: Sendable {
                 notification.unverifiedHints.map({ $0.utf8.count <= LedgerLimits.maximumHintsLength }) ?? true
             else { return "the notification's id, type or hints are outside the limits" }
         }
-        let audit = [endpoint, receiptSHA256, decidedBy, reason ?? ""]
+        let audit = [endpoint, receiptSHA256, decidedBy.rawValue, reason?.description ?? ""]
         guard audit.allSatisfy({ LedgerLimits.isText($0, maximum: LedgerLimits.maximumTokenLength) }) else {
             return "the audit entry's endpoint, digest, reason or decider is outside the limits"
         }

@@ -1,5 +1,6 @@
 import BER
 public import ReceiptModel
+import ReceiptVerification
 
 /// The ledger's JSON, one place for every shape: the id lists and conflicts as stored in the audit trail's
 /// columns, the audit command's lines, `/v1/transactions/{id}`, `/v1/entitlements`, and the `ledger` member
@@ -48,9 +49,9 @@ public enum LedgerJSON {
         writer.field("time", entry.time.description)
         writer.field("endpoint", entry.endpoint)
         writer.field("receipt_sha256", entry.receiptSHA256)
-        writer.field("verdict", entry.verdict)
-        optional("reason", entry.reason, to: &writer)
-        writer.field("decided_by", entry.decidedBy)
+        writer.field("verdict", entry.verdict.rawValue)
+        optional("reason", entry.reason?.description, to: &writer)
+        writer.field("decided_by", entry.decidedBy.rawValue)
         optional("account", entry.account, to: &writer)
         writer.key("new_transaction_ids")
         write(ids: entry.newTransactionIDs, to: &writer)
@@ -70,7 +71,7 @@ public enum LedgerJSON {
         writer.field("product_id", transaction.productID)
         writer.field("kind", transaction.kind.rawValue)
         writer.field("bundle_id", transaction.bundleID)
-        writer.field("environment", transaction.environment)
+        writer.field("environment", transaction.environment?.rawValue ?? "")
         milliseconds("purchase_date_ms", transaction.purchaseDate, to: &writer)
         milliseconds("expires_date_ms", transaction.expiresDate, to: &writer)
         milliseconds("cancellation_date_ms", transaction.cancellationDate, to: &writer)
@@ -102,7 +103,7 @@ public enum LedgerJSON {
             writer.field("original_transaction_id", entitlement.originalTransactionID)
             writer.field("kind", entitlement.kind.rawValue)
             writer.field("bundle_id", entitlement.bundleID)
-            writer.field("environment", entitlement.environment)
+            writer.field("environment", entitlement.environment?.rawValue ?? "")
             writer.field("state", entitlement.state.rawValue)
             if let expiry = entitlement.expiresDate {
                 writer.field("expires_date_ms", String(expiry.millisecondsSince1970))

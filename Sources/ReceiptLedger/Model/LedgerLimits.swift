@@ -15,11 +15,11 @@ public enum LedgerLimits {
     /// The longest transaction id, original transaction id or web order line item id, in bytes.
     public static let maximumIdentifierLength = 64
     /// The longest product id or bundle id, in UTF-8 bytes.
-    public static let maximumProductIDLength = 255
+    package static let maximumProductIDLength = 255
     /// The longest environment, notification type or subtype, in UTF-8 bytes.
     public static let maximumNameLength = 64
     /// The longest `appAccountToken` or offer identifier, in UTF-8 bytes.
-    public static let maximumTokenLength = 256
+    package static let maximumTokenLength = 256
     /// The most a V1 notification's unsigned members take in the ledger, in bytes of JSON; larger ones are
     /// recorded as `{"verified":false,"omitted_bytes":N}`.
     public static let maximumHintsLength = 16 * 1024
@@ -32,7 +32,7 @@ public enum LedgerLimits {
     }
 
     /// Whether `text` is a notification id the ledger takes (V2's UUID, V1's `v1:` digest).
-    public static func isNotificationID(_ text: String) -> Bool {
+    package static func isNotificationID(_ text: String) -> Bool {
         let utf8 = text.utf8
         guard !utf8.isEmpty, utf8.count <= LedgerNotification.maximumIDLength else { return false }
         return utf8.allSatisfy { isIdentifierByte($0) || $0 == UInt8(ascii: ":") }

@@ -1,4 +1,5 @@
 public import ReceiptModel
+public import ReceiptVerification
 
 /// A subscription's renewal state as the ledger holds it: the latest verified renewal info (StoreKit 2 JWS, on
 /// its own or nested in a V2 notification) for one original transaction id, by its `signedDate`.
@@ -23,7 +24,9 @@ public struct LedgerRenewal: Sendable, Hashable {
     public var offerType: Int64?
     /// The promotional offer's id or the offer code's reference name.
     public var offerIdentifier: String?
-    public var environment: String
+    /// The store environment, or `nil` when the renewal info named none of ``ReceiptEnvironment``'s cases (see
+    /// ``LedgerTransaction/environment``).
+    public var environment: ReceiptEnvironment?
     /// When Apple signed the renewal info: what orders sightings.
     public var signedDate: ReceiptDate
     /// When the ledger recorded it.
@@ -33,7 +36,7 @@ public struct LedgerRenewal: Sendable, Hashable {
         originalTransactionID: String, productID: String? = nil, autoRenewProductID: String? = nil,
         autoRenewStatus: Int64? = nil, isInBillingRetryPeriod: Bool? = nil, gracePeriodExpiresDate: ReceiptDate? = nil,
         expirationIntent: Int64? = nil, renewalDate: ReceiptDate? = nil, offerType: Int64? = nil,
-        offerIdentifier: String? = nil, environment: String, signedDate: ReceiptDate, updated: ReceiptDate
+        offerIdentifier: String? = nil, environment: ReceiptEnvironment?, signedDate: ReceiptDate, updated: ReceiptDate
     ) {
         self.offerType = offerType
         self.offerIdentifier = offerIdentifier

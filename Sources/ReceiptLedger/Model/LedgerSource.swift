@@ -19,7 +19,7 @@ public struct LedgerSource: RawRepresentable, Sendable, Hashable, CustomStringCo
     /// verifyReceipt answer is JSON over TLS, signed by no one: what it alone reports is recorded only where it
     /// can be tied to a verified receipt, never changes a fact a signed source recorded, and is superseded by the
     /// next signed statement about the transaction (docs/ledger.md, "Signed facts and unsigned words").
-    public var isSigned: Bool { self != .appleVerifyReceipt }
+    package var isSigned: Bool { self != .appleVerifyReceipt }
 
     public var description: String { rawValue }
 }

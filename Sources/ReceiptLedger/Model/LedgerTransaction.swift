@@ -1,4 +1,5 @@
 public import ReceiptModel
+public import ReceiptVerification
 
 /// One transaction as the ledger holds it: what a valid receipt said about it, and when the ledger first
 /// and last saw it.
@@ -8,8 +9,16 @@ public struct LedgerTransaction: Sendable, Hashable {
     public var productID: String
     public var kind: ProductKind
     public var bundleID: String
-    /// `Production`, `Sandbox`, `Xcode`, or empty when the receipt did not say (iOS 6 receipts may not).
-    public var environment: String
+    /// The store environment, or `nil` when the source did not say (iOS 6 receipts may not).
+    ///
+    /// Only ``ReceiptEnvironment``'s cases are kept: a source naming another one (StoreKit's `LocalTesting`, an
+    /// unknown word in Apple's unsigned answer) is recorded as saying none, as an over-long one always was. No
+    /// decision reads the environment but the match between a receipt's and Apple's answer
+    /// (`TransactionRecorder.renewals(in:tiedTo:environment:)`, which compares the texts as received), and a
+    /// paid purchase is always `Production`: an unknown word kept verbatim would only travel to the JSON answers
+    /// as a value clients cannot act on. The store writes `nil` as the empty text, as before, and reads any text
+    /// it does not know (only an older or hand-edited row) as `nil`.
+    public var environment: ReceiptEnvironment?
     public var purchaseDate: ReceiptDate?
     public var expiresDate: ReceiptDate?
     public var cancellationDate: ReceiptDate?
@@ -34,7 +43,8 @@ public struct LedgerTransaction: Sendable, Hashable {
 
     public init(
         transactionID: String, originalTransactionID: String, productID: String, kind: ProductKind,
-        bundleID: String, environment: String, purchaseDate: ReceiptDate? = nil, expiresDate: ReceiptDate? = nil,
+        bundleID: String, environment: ReceiptEnvironment?, purchaseDate: ReceiptDate? = nil,
+        expiresDate: ReceiptDate? = nil,
         cancellationDate: ReceiptDate? = nil, webOrderLineItemID: String? = nil, source: LedgerSource,
         firstSeen: ReceiptDate, lastSeen: ReceiptDate, signedDate: ReceiptDate? = nil, reportedToOwner: Bool = false,
         reportedWithoutAccount: Bool = false

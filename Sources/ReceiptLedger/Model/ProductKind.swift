@@ -1,4 +1,4 @@
-public import ReceiptModel
+package import ReceiptModel
 
 /// What kind of product a transaction bought, as the ledger records it: from the operator's product catalogue
 /// first, else from the receipt's own product type (attribute 1707, often absent), else `unknown`.
@@ -10,7 +10,7 @@ public enum ProductKind: String, Sendable, Hashable, CaseIterable {
     case unknown
 
     /// The kind a receipt's product type names; `unknown` when it names none or a value Apple never used.
-    public init(_ type: ProductType?) {
+    package init(_ type: ProductType?) {
         switch type {
         case .consumable?: self = .consumable
         case .nonConsumable?: self = .nonConsumable
@@ -21,7 +21,7 @@ public enum ProductKind: String, Sendable, Hashable, CaseIterable {
     }
 
     /// A StoreKit 2 transaction's `type`; a type Apple adds later is `unknown`.
-    public init(jwsType type: AppleEnumeration<JWSProductType>?) {
+    package init(jwsType type: AppleEnumeration<JWSProductType>?) {
         switch type?.value {
         case .consumable?: self = .consumable
         case .nonConsumable?: self = .nonConsumable

@@ -22,7 +22,7 @@ struct BatchDecision {
             // A retry of a notification already recorded (this batch included) changes nothing.
             guard state.notificationIDs.insert(notification.id).inserted else {
                 let outcome = LedgerOutcome(isDuplicateNotification: true)
-                audit(entry, outcome, verdict: entry.verdict.rawValue, reason: LedgerPlan.duplicateCode)
+                audit(entry, outcome, verdict: entry.verdict, reason: LedgerPlan.duplicateCode)
                 return outcome
             }
             changes.notifications.append(notification)
@@ -31,7 +31,7 @@ struct BatchDecision {
         let conflicts = LedgerPlan.conflicts(of: transactions, account: entry.account, owners: state.owners)
         if !conflicts.isEmpty && entry.onConflict == .reject {
             let outcome = LedgerOutcome(conflicts: conflicts, isRejected: true)
-            audit(entry, outcome, verdict: "invalid", reason: LedgerPlan.conflictCode)
+            audit(entry, outcome, verdict: .invalid, reason: LedgerPlan.conflictCode)
             return outcome
         }
         if let account = entry.account {
@@ -45,7 +45,7 @@ struct BatchDecision {
         for transaction in transactions { record(transaction, of: entry, into: &outcome) }
         if entry.verdict == .valid { apply(entry.renewals, into: &outcome) }
         changes.touchTime = max(changes.touchTime ?? entry.time, entry.time)
-        audit(entry, outcome, verdict: entry.verdict.rawValue, reason: entry.reason)
+        audit(entry, outcome, verdict: entry.verdict, reason: entry.reason)
         return outcome
     }
 
@@ -128,7 +128,9 @@ struct BatchDecision {
         }
     }
 
-    private mutating func audit(_ entry: LedgerEntry, _ outcome: LedgerOutcome, verdict: String, reason: String?) {
+    private mutating func audit(
+        _ entry: LedgerEntry, _ outcome: LedgerOutcome, verdict: Verdict.Outcome, reason: AuditReason?
+    ) {
         changes.audits.append(LedgerPlan.audit(entry, outcome, verdict: verdict, reason: reason))
     }
 }

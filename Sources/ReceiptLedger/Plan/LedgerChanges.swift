@@ -1,42 +1,42 @@
-public import ReceiptModel
+package import ReceiptModel
 
 /// What one batch writes, decided by ``LedgerPlan`` from a ``LedgerSnapshot``: a store applies it in the
 /// same transaction it read the snapshot in, and commits.
-public struct LedgerChanges: Sendable {
+package struct LedgerChanges: Sendable {
     /// An original transaction id bound to an account.
-    public struct Binding: Sendable, Hashable {
-        public var originalTransactionID: String
-        public var account: String
-        public var time: ReceiptDate
+    package struct Binding: Sendable, Hashable {
+        package var originalTransactionID: String
+        package var account: String
+        package var time: ReceiptDate
     }
 
     /// Transactions the ledger had never seen (inserted; a primary-key violation fails the batch).
-    public var inserts: [LedgerTransaction] = []
+    package var inserts: [LedgerTransaction] = []
     /// Known transactions whose recorded facts changed (a cancellation, a kind, an expiry).
-    public var updates: [LedgerTransaction] = []
+    package var updates: [LedgerTransaction] = []
     /// Known transactions seen again with nothing new: only their `lastSeen` moves, to ``touchTime``.
-    public var touched: [String] = []
+    package var touched: [String] = []
     /// The latest verification time of the batch.
-    public var touchTime: ReceiptDate?
+    package var touchTime: ReceiptDate?
     /// New owners (a bound original transaction id is never rebound).
-    public var bindings: [Binding] = []
+    package var bindings: [Binding] = []
     /// Renewal states to write (insert or replace), each newer by `signedDate` than what was held.
-    public var renewals: [LedgerRenewal] = []
+    package var renewals: [LedgerRenewal] = []
     /// Notifications seen for the first time.
-    public var notifications: [LedgerNotification] = []
+    package var notifications: [LedgerNotification] = []
     /// App account tokens of transactions (transaction id → token), written once.
-    public var accountTokens: [(transactionID: String, token: String)] = []
+    package var accountTokens: [(transactionID: String, token: String)] = []
     /// One entry per verification, in order.
-    public var audits: [AuditEntry] = []
+    package var audits: [AuditEntry] = []
 
-    public init() {}
+    package init() {}
 
     /// Whether the batch changes what the ledger knows (new transactions, changed facts, new owners), as opposed
     /// to only recording that known transactions were seen again and appending audit entries.
-    public var changesFacts: Bool {
+    package var changesFacts: Bool {
         !inserts.isEmpty || !updates.isEmpty || !bindings.isEmpty || !renewals.isEmpty || !notifications.isEmpty
     }
 
     /// Whether the batch writes nothing but audit entries.
-    public var onlyAudits: Bool { !changesFacts && touched.isEmpty }
+    package var onlyAudits: Bool { !changesFacts && touched.isEmpty }
 }

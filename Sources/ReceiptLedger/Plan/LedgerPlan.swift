@@ -8,9 +8,9 @@ import ReceiptVerification
 ///
 /// Processing the batch's verifications one after another, each seeing the effects of those before it, makes
 /// a batch equivalent to the same verifications committed one at a time in that order.
-public enum LedgerPlan {
+package enum LedgerPlan {
     /// What a store reads first for `entries`.
-    public static func keys(of entries: [LedgerEntry]) -> LedgerKeys {
+    package static func keys(of entries: [LedgerEntry]) -> LedgerKeys {
         var transactionIDs = Set<String>()
         var owned = Set<String>()
         var renewed = Set<String>()
@@ -38,7 +38,7 @@ public enum LedgerPlan {
 
     /// Decides a batch.
     /// - Returns: the writes, and one outcome per entry, in order.
-    public static func decide(_ entries: [LedgerEntry], snapshot: LedgerSnapshot) -> (LedgerChanges, [LedgerOutcome]) {
+    package static func decide(_ entries: [LedgerEntry], snapshot: LedgerSnapshot) -> (LedgerChanges, [LedgerOutcome]) {
         var batch = BatchDecision(snapshot: snapshot)
         var outcomes: [LedgerOutcome] = []
         outcomes.reserveCapacity(entries.count)
@@ -69,10 +69,10 @@ public enum LedgerPlan {
     }
 
     /// The audit reason of a notification recorded before.
-    public static let duplicateCode = "notification.duplicate"
+    static let duplicateCode = AuditReason.verification(.notificationDuplicate)
 
     /// The reason code of a verification refused for its conflicts.
-    public static var conflictCode: String { Reason.Code.ledgerConflict.description }
+    static let conflictCode = AuditReason.verification(.ledgerConflict)
 
     /// The transactions with duplicate ids dropped (the first kept), in receipt order.
     static func unique(_ transactions: [LedgerTransaction]) -> [LedgerTransaction] {
@@ -105,7 +105,9 @@ public enum LedgerPlan {
         return conflicts
     }
 
-    static func audit(_ entry: LedgerEntry, _ outcome: LedgerOutcome, verdict: String, reason: String?) -> AuditEntry {
+    static func audit(
+        _ entry: LedgerEntry, _ outcome: LedgerOutcome, verdict: Verdict.Outcome, reason: AuditReason?
+    ) -> AuditEntry {
         AuditEntry(
             time: entry.time, endpoint: entry.endpoint, receiptSHA256: entry.receiptSHA256, verdict: verdict,
             reason: reason, decidedBy: entry.decidedBy, account: entry.account,

@@ -160,12 +160,6 @@ enum LedgerSchema {
         ]
     }
 
-    /// The columns of `ledger_renewals`, in the order stores read and write them.
-    static let renewalColumns =
-        "original_transaction_id, product_id, auto_renew_product_id, auto_renew_status, in_billing_retry, "
-        + "grace_period_expires_ms, expiration_intent, renewal_date_ms, offer_type, offer_identifier, environment, "
-        + "signed_date_ms, updated_ms"
-
     /// The table of applied versions, created before anything else.
     static func versionTable(_ dialect: Dialect) -> String {
         let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
@@ -179,14 +173,4 @@ enum LedgerSchema {
         dialect == .sqlite
             ? "CAST(strftime('%s', 'now') AS INTEGER) * 1000" : "(extract(epoch FROM now()) * 1000)::bigint"
     }
-
-    /// The columns of `ledger_transactions`, in the order stores read and write them.
-    static let transactionColumns =
-        "transaction_id, original_transaction_id, product_id, kind, bundle_id, environment, purchase_date_ms, "
-        + "expires_date_ms, cancellation_date_ms, web_order_line_item_id, source, first_seen_ms, last_seen_ms, "
-        + "signed_date_ms, reported_to_owner, reported_without_account"
-
-    /// The columns of `ledger_audit` as the audit command reads them.
-    static let auditColumns =
-        "seq, time_ms, endpoint, receipt_sha256, verdict, reason, decided_by, account, new_transaction_ids, conflicts"
 }

@@ -144,16 +144,15 @@ public final class PostgresLedgerStore: LedgerStore {
     {
         var snapshot = LedgerSnapshot()
         if !keys.transactionIDs.isEmpty || !keys.subscriptionIDs.isEmpty {
-            let byID =
-                "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE transaction_id = ANY($1)"
             var bindings = binds(keys.transactionIDs)
             if !keys.subscriptionIDs.isEmpty { bindings.append(keys.subscriptionIDs) }
             let rows = try await connection.query(
                 PostgresQuery(
-                    unsafeSQL: keys.subscriptionIDs.isEmpty ? byID : byID + " OR original_transaction_id = ANY($2)",
+                    unsafeSQL: keys.subscriptionIDs.isEmpty
+                        ? PostgresStatements.transactionsByID : PostgresStatements.transactionsByIDOrOriginal,
                     binds: bindings), logger: logger)
-            for try await row in rows.decode(TransactionRow.self) {
-                let transaction = transaction(row)
+            for try await row in rows {
+                let transaction = try TransactionRecord(reading: row.makeRandomAccess()).transaction
                 snapshot.transactions[transaction.transactionID] = transaction
             }
         }
@@ -161,21 +160,20 @@ public final class PostgresLedgerStore: LedgerStore {
         if !originals.isEmpty {
             // Owners and renewal states in one round trip (each is one row per original transaction id, or none).
             let rows = try await connection.query(
-                PostgresQuery(unsafeSQL: Self.ownersAndRenewals, binds: binds(originals)), logger: logger)
-            for try await row in rows.decode(OwnerAndRenewalRow.self) {
-                if let account = row.1 { snapshot.owners[row.0] = account }
-                if let original = row.2, let environment = row.12, let signed = row.13, let updated = row.14 {
-                    snapshot.renewals[original] = renewal(
-                        (
-                            original, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, environment,
-                            signed, updated
-                        ))
+                PostgresQuery(unsafeSQL: PostgresStatements.ownersAndRenewals, binds: binds(originals)), logger: logger)
+            for try await row in rows {
+                let cells = row.makeRandomAccess()
+                let original = try cells.required(text: PostgresStatements.originalKey)
+                if let account = try cells.text(OwnerRecord.Column.account) { snapshot.owners[original] = account }
+                // A renewal state is held when the joined row has its key (every column is NULL when none).
+                if try cells.text(RenewalRecord.Column.originalTransactionID) != nil {
+                    snapshot.renewals[original] = try RenewalRecord(reading: cells).renewal
                 }
             }
         }
         if !keys.notificationIDs.isEmpty {
             let rows = try await connection.query(
-                "SELECT notification_id FROM ledger_notifications WHERE notification_id = ANY(\(keys.notificationIDs))",
+                PostgresQuery(unsafeSQL: PostgresStatements.notificationIDs, binds: binds(keys.notificationIDs)),
                 logger: logger)
             for try await id in rows.decode(String.self) { snapshot.notificationIDs.insert(id) }
         }
@@ -184,206 +182,58 @@ public final class PostgresLedgerStore: LedgerStore {
 
     private static func apply(_ changes: LedgerChanges, _ connection: PostgresConnection, logger: Logger) async throws {
         if !changes.inserts.isEmpty {
-            try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: "INSERT INTO ledger_transactions (\(LedgerSchema.transactionColumns)) SELECT * FROM "
-                        + "jsonb_to_recordset($1::jsonb) AS x(\(Self.transactionRecord))",
-                    binds: binds(records(changes.inserts))), logger: logger)
+            try await insert(
+                PostgresStatements.insertTransactions, changes.inserts.map(TransactionRecord.init), capacity: 400,
+                connection, logger: logger)
         }
         if !changes.updates.isEmpty {
-            // Every column but the key and the first sighting: a signed statement may replace what an unsigned one
-            // recorded (LedgerTransaction.merged(with:)).
-            try await connection.query(
-                PostgresQuery(
-                    unsafeSQL:
-                        "UPDATE ledger_transactions AS t SET original_transaction_id = x.original_transaction_id, "
-                        + "product_id = x.product_id, kind = x.kind, bundle_id = x.bundle_id, environment = "
-                        + "x.environment, purchase_date_ms = x.purchase_date_ms, expires_date_ms = x.expires_date_ms, "
-                        + "cancellation_date_ms = x.cancellation_date_ms, web_order_line_item_id = "
-                        + "x.web_order_line_item_id, source = x.source, "
-                        + "last_seen_ms = GREATEST(t.last_seen_ms, x.last_seen_ms), signed_date_ms = x.signed_date_ms, "
-                        + "reported_to_owner = x.reported_to_owner, reported_without_account = "
-                        + "x.reported_without_account FROM jsonb_to_recordset($1::jsonb) AS x(\(Self.transactionRecord)) "
-                        + "WHERE t.transaction_id = x.transaction_id",
-                    binds: binds(records(changes.updates))), logger: logger)
+            try await insert(
+                PostgresStatements.updateTransactions, changes.updates.map(TransactionRecord.init), capacity: 400,
+                connection, logger: logger)
         }
         if let time = changes.touchTime, !changes.touched.isEmpty {
+            var bindings = binds(time.millisecondsSince1970)
+            bindings.append(changes.touched)
             try await connection.query(
-                "UPDATE ledger_transactions SET last_seen_ms = GREATEST(last_seen_ms, \(time.millisecondsSince1970)) WHERE transaction_id = ANY(\(changes.touched))",
-                logger: logger)
+                PostgresQuery(unsafeSQL: PostgresStatements.touchTransactions, binds: bindings), logger: logger)
         }
         if !changes.bindings.isEmpty {
-            try await connection.query(
-                "INSERT INTO ledger_owners (original_transaction_id, account, bound_ms) SELECT * FROM unnest(\(changes.bindings.map(\.originalTransactionID))::text[], \(changes.bindings.map(\.account))::text[], \(changes.bindings.map(\.time.millisecondsSince1970))::bigint[])",
+            try await insert(
+                PostgresStatements.insertOwners, changes.bindings.map(OwnerRecord.init), capacity: 120, connection,
                 logger: logger)
         }
         if !changes.renewals.isEmpty {
-            try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: "INSERT INTO ledger_renewals (\(LedgerSchema.renewalColumns)) SELECT * FROM "
-                        + "jsonb_to_recordset($1::jsonb) AS x(original_transaction_id text, product_id text, "
-                        + "auto_renew_product_id text, auto_renew_status bigint, in_billing_retry bigint, "
-                        + "grace_period_expires_ms bigint, expiration_intent bigint, renewal_date_ms bigint, "
-                        + "offer_type bigint, offer_identifier text, environment text, signed_date_ms bigint, "
-                        + "updated_ms bigint) "
-                        + "ON CONFLICT (original_transaction_id) DO UPDATE SET product_id = EXCLUDED.product_id, "
-                        + "auto_renew_product_id = EXCLUDED.auto_renew_product_id, auto_renew_status = "
-                        + "EXCLUDED.auto_renew_status, in_billing_retry = EXCLUDED.in_billing_retry, "
-                        + "grace_period_expires_ms = EXCLUDED.grace_period_expires_ms, expiration_intent = "
-                        + "EXCLUDED.expiration_intent, renewal_date_ms = EXCLUDED.renewal_date_ms, offer_type = "
-                        + "EXCLUDED.offer_type, offer_identifier = EXCLUDED.offer_identifier, environment = "
-                        + "EXCLUDED.environment, signed_date_ms = EXCLUDED.signed_date_ms, updated_ms = EXCLUDED.updated_ms",
-                    binds: binds(records(changes.renewals))), logger: logger)
+            try await insert(
+                PostgresStatements.upsertRenewals, changes.renewals.map(RenewalRecord.init), capacity: 300,
+                connection, logger: logger)
         }
         for notification in changes.notifications {
             try await connection.query(
-                "INSERT INTO ledger_notifications (notification_id, version, notification_type, subtype, signed_date_ms, received_ms, original_transaction_id, unverified_hints) VALUES (\(notification.id), \(notification.version), \(notification.notificationType), \(notification.subtype), \(notification.signedDate?.millisecondsSince1970), \(notification.received.millisecondsSince1970), \(notification.originalTransactionID), \(notification.unverifiedHints))",
-                logger: logger)
+                PostgresQuery(
+                    unsafeSQL: PostgresStatements.insertNotification,
+                    binds: PostgresStatements.bindings(NotificationRecord(notification))), logger: logger)
         }
         if !changes.accountTokens.isEmpty {
-            try await connection.query(
-                "INSERT INTO ledger_account_tokens (transaction_id, app_account_token) SELECT * FROM unnest(\(changes.accountTokens.map(\.transactionID))::text[], \(changes.accountTokens.map(\.token))::text[]) ON CONFLICT (transaction_id) DO NOTHING",
-                logger: logger)
+            try await insert(
+                PostgresStatements.insertTokens,
+                changes.accountTokens.map { AccountTokenRecord(transactionID: $0.transactionID, token: $0.token) },
+                capacity: 120, connection, logger: logger)
         }
         if !changes.audits.isEmpty {
-            try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: "INSERT INTO ledger_audit (time_ms, endpoint, receipt_sha256, verdict, reason, "
-                        + "decided_by, account, new_transaction_ids, conflicts) SELECT * FROM "
-                        + "jsonb_to_recordset($1::jsonb) AS x(time_ms bigint, endpoint text, receipt_sha256 text, "
-                        + "verdict text, reason text, decided_by text, account text, new_transaction_ids text, "
-                        + "conflicts text)",
-                    binds: binds(records(changes.audits))), logger: logger)
+            try await insert(
+                PostgresStatements.insertAudits, changes.audits.map(AuditRecord.init), capacity: 300, connection,
+                logger: logger)
         }
     }
 
-    // MARK: - Rows
-
-    typealias TransactionRow = (
-        String, String, String, String, String, String, Int64?, Int64?, Int64?, String?, String, Int64, Int64, Int64?,
-        Int64, Int64
-    )
-
-    /// The columns of ``LedgerSchema/transactionColumns`` with their types, for `jsonb_to_recordset`.
-    static let transactionRecord =
-        "transaction_id text, original_transaction_id text, product_id text, kind text, bundle_id text, "
-        + "environment text, purchase_date_ms bigint, expires_date_ms bigint, cancellation_date_ms bigint, "
-        + "web_order_line_item_id text, source text, first_seen_ms bigint, last_seen_ms bigint, signed_date_ms bigint, "
-        + "reported_to_owner bigint, reported_without_account bigint"
-
-    private static func transaction(_ row: TransactionRow) -> LedgerTransaction {
-        LedgerTransaction(
-            transactionID: row.0, originalTransactionID: row.1, productID: row.2,
-            kind: ProductKind(rawValue: row.3) ?? .unknown, bundleID: row.4, environment: row.5,
-            purchaseDate: date(row.6), expiresDate: date(row.7), cancellationDate: date(row.8),
-            webOrderLineItemID: row.9, source: LedgerSource(rawValue: row.10),
-            firstSeen: ReceiptDate(clampingMillisecondsSince1970: row.11),
-            lastSeen: ReceiptDate(clampingMillisecondsSince1970: row.12), signedDate: date(row.13),
-            reportedToOwner: row.14 != 0, reportedWithoutAccount: row.15 != 0)
-    }
-
-    private static func date(_ milliseconds: Int64?) -> ReceiptDate? {
-        milliseconds.map { ReceiptDate(clampingMillisecondsSince1970: $0) }
-    }
-
-    /// Transactions as a JSON array of records, for `jsonb_to_recordset`.
-    private static func records(_ transactions: [LedgerTransaction]) -> String {
-        var writer = JSONWriter(capacity: 64 + 400 * transactions.count)
-        writer.beginArray()
-        for transaction in transactions {
-            writer.beginObject()
-            writer.field("transaction_id", transaction.transactionID)
-            writer.field("original_transaction_id", transaction.originalTransactionID)
-            writer.field("product_id", transaction.productID)
-            writer.field("kind", transaction.kind.rawValue)
-            writer.field("bundle_id", transaction.bundleID)
-            writer.field("environment", transaction.environment)
-            number("purchase_date_ms", transaction.purchaseDate?.millisecondsSince1970, to: &writer)
-            number("expires_date_ms", transaction.expiresDate?.millisecondsSince1970, to: &writer)
-            number("cancellation_date_ms", transaction.cancellationDate?.millisecondsSince1970, to: &writer)
-            if let id = transaction.webOrderLineItemID { writer.field("web_order_line_item_id", id) }
-            writer.field("source", transaction.source.rawValue)
-            writer.field("first_seen_ms", transaction.firstSeen.millisecondsSince1970)
-            writer.field("last_seen_ms", transaction.lastSeen.millisecondsSince1970)
-            number("signed_date_ms", transaction.signedDate?.millisecondsSince1970, to: &writer)
-            writer.field("reported_to_owner", Int64(transaction.reportedToOwner ? 1 : 0))
-            writer.field("reported_without_account", Int64(transaction.reportedWithoutAccount ? 1 : 0))
-            writer.endObject()
-        }
-        writer.endArray()
-        return writer.string
-    }
-
-    /// Audit entries as a JSON array of records, for `jsonb_to_recordset`.
-    private static func records(_ audits: [AuditEntry]) -> String {
-        var writer = JSONWriter(capacity: 64 + 300 * audits.count)
-        writer.beginArray()
-        for entry in audits {
-            writer.beginObject()
-            writer.field("time_ms", entry.time.millisecondsSince1970)
-            writer.field("endpoint", entry.endpoint)
-            writer.field("receipt_sha256", entry.receiptSHA256)
-            writer.field("verdict", entry.verdict)
-            if let reason = entry.reason { writer.field("reason", reason) }
-            writer.field("decided_by", entry.decidedBy)
-            if let account = entry.account { writer.field("account", account) }
-            writer.field("new_transaction_ids", LedgerJSON.column(ids: entry.newTransactionIDs))
-            writer.field("conflicts", LedgerJSON.column(conflicts: entry.conflicts))
-            writer.endObject()
-        }
-        writer.endArray()
-        return writer.string
-    }
-
-    /// Renewal states as a JSON array of records, for `jsonb_to_recordset`.
-    private static func records(_ renewals: [LedgerRenewal]) -> String {
-        var writer = JSONWriter(capacity: 64 + 300 * renewals.count)
-        writer.beginArray()
-        for renewal in renewals {
-            writer.beginObject()
-            writer.field("original_transaction_id", renewal.originalTransactionID)
-            if let value = renewal.productID { writer.field("product_id", value) }
-            if let value = renewal.autoRenewProductID { writer.field("auto_renew_product_id", value) }
-            number("auto_renew_status", renewal.autoRenewStatus, to: &writer)
-            number("in_billing_retry", renewal.isInBillingRetryPeriod.map { $0 ? 1 : 0 }, to: &writer)
-            number("grace_period_expires_ms", renewal.gracePeriodExpiresDate?.millisecondsSince1970, to: &writer)
-            number("expiration_intent", renewal.expirationIntent, to: &writer)
-            number("renewal_date_ms", renewal.renewalDate?.millisecondsSince1970, to: &writer)
-            number("offer_type", renewal.offerType, to: &writer)
-            if let value = renewal.offerIdentifier { writer.field("offer_identifier", value) }
-            writer.field("environment", renewal.environment)
-            writer.field("signed_date_ms", renewal.signedDate.millisecondsSince1970)
-            writer.field("updated_ms", renewal.updated.millisecondsSince1970)
-            writer.endObject()
-        }
-        writer.endArray()
-        return writer.string
-    }
-
-    typealias RenewalRow = (
-        String, String?, String?, Int64?, Int64?, Int64?, Int64?, Int64?, Int64?, String?, String, Int64, Int64
-    )
-
-    /// Each of `$1`'s original transaction ids with its owner and its `ledger_renewals` row (``OwnerAndRenewalRow``).
-    private static let ownersAndRenewals =
-        "SELECT k.id, o.account, "
-        + LedgerSchema.renewalColumns.split(separator: ", ").map { "r.\($0)" }.joined(separator: ", ")
-        + " FROM unnest($1::text[]) AS k(id) LEFT JOIN ledger_owners o ON o.original_transaction_id = k.id "
-        + "LEFT JOIN ledger_renewals r ON r.original_transaction_id = k.id"
-
-    /// An original transaction id, its owner, and its `ledger_renewals` row (every column `NULL` when none).
-    typealias OwnerAndRenewalRow = (
-        String, String?, String?, String?, String?, Int64?, Int64?, Int64?, Int64?, Int64?, Int64?, String?, String?,
-        Int64?, Int64?
-    )
-
-    private static func renewal(_ row: RenewalRow) -> LedgerRenewal {
-        LedgerRenewal(
-            originalTransactionID: row.0, productID: row.1, autoRenewProductID: row.2, autoRenewStatus: row.3,
-            isInBillingRetryPeriod: row.4.map { $0 != 0 }, gracePeriodExpiresDate: date(row.5),
-            expirationIntent: row.6, renewalDate: date(row.7), offerType: row.8, offerIdentifier: row.9,
-            environment: row.10, signedDate: ReceiptDate(clampingMillisecondsSince1970: row.11),
-            updated: ReceiptDate(clampingMillisecondsSince1970: row.12))
+    /// Runs `statement` with `records` bound as `$1`, one JSON array (``PostgresStatements/records(_:capacity:)``).
+    private static func insert<Record: LedgerRecord>(
+        _ statement: String, _ records: [Record], capacity: Int, _ connection: PostgresConnection, logger: Logger
+    ) async throws {
+        try await connection.query(
+            PostgresQuery(
+                unsafeSQL: statement, binds: binds(PostgresStatements.records(records, capacity: capacity))),
+            logger: logger)
     }
 
     /// The renewal states held for `originalTransactionIDs`.
@@ -391,17 +241,11 @@ public final class PostgresLedgerStore: LedgerStore {
         _ connection: PostgresConnection, originalTransactionIDs: [String], logger: Logger
     ) async throws -> [LedgerRenewal] {
         let rows = try await connection.query(
-            PostgresQuery(
-                unsafeSQL: "SELECT \(LedgerSchema.renewalColumns) FROM ledger_renewals "
-                    + "WHERE original_transaction_id = ANY($1) ORDER BY original_transaction_id",
-                binds: binds(originalTransactionIDs)), logger: logger)
+            PostgresQuery(unsafeSQL: PostgresStatements.renewalsByOriginal, binds: binds(originalTransactionIDs)),
+            logger: logger)
         var renewals: [LedgerRenewal] = []
-        for try await row in rows.decode(RenewalRow.self) { renewals.append(renewal(row)) }
+        for try await row in rows { renewals.append(try RenewalRecord(reading: row.makeRandomAccess()).renewal) }
         return renewals
-    }
-
-    private static func number(_ name: String, _ value: Int64?, to writer: inout JSONWriter) {
-        if let value { writer.field(name, value) }
     }
 
     private static func binds<Value: PostgresDynamicTypeEncodable>(_ value: Value) -> PostgresBindings {
@@ -417,28 +261,20 @@ public final class PostgresLedgerStore: LedgerStore {
         return try await read { connection in
             var found: (LedgerTransaction, owner: String?)?
             let rows = try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: "SELECT \(Self.prefixed(LedgerSchema.transactionColumns)), o.account FROM "
-                        + "ledger_transactions AS t LEFT JOIN ledger_owners AS o ON o.original_transaction_id = "
-                        + "t.original_transaction_id WHERE t.transaction_id = $1", binds: Self.binds(id)),
+                PostgresQuery(unsafeSQL: PostgresStatements.transactionWithOwner, binds: Self.binds(id)),
                 logger: logger)
-            for try await row in rows.decode(
-                (
-                    String, String, String, String, String, String, Int64?, Int64?, Int64?, String?, String, Int64,
-                    Int64, Int64?, Int64, Int64, String?
-                ).self)
-            {
-                let transaction = Self.transaction(
-                    (
-                        row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12,
-                        row.13, row.14, row.15
-                    ))
-                found = (transaction, row.16)
+            for try await row in rows {
+                let cells = row.makeRandomAccess()
+                found = (
+                    try TransactionRecord(reading: cells).transaction, try cells.text(OwnerRecord.Column.account)
+                )
             }
             if case (var transaction, let owner)? = found {
                 let tokens = try await connection.query(
-                    "SELECT app_account_token FROM ledger_account_tokens WHERE transaction_id = \(id)", logger: logger)
-                for try await token in tokens.decode(String.self) { transaction.appAccountToken = token }
+                    PostgresQuery(unsafeSQL: PostgresStatements.tokenOf, binds: Self.binds(id)), logger: logger)
+                for try await row in tokens {
+                    transaction.appAccountToken = try AccountTokenRecord(reading: row.makeRandomAccess()).token
+                }
                 found = (transaction, owner)
             }
             return found
@@ -448,14 +284,8 @@ public final class PostgresLedgerStore: LedgerStore {
     public func transactions(ownedBy account: String) async throws(LedgerError) -> [LedgerTransaction] {
         let logger = logger
         return try await read { connection in
-            let rows = try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE "
-                        + "original_transaction_id IN (SELECT original_transaction_id FROM ledger_owners WHERE "
-                        + "account = $1) ORDER BY transaction_id", binds: Self.binds(account)), logger: logger)
-            var transactions: [LedgerTransaction] = []
-            for try await row in rows.decode(TransactionRow.self) { transactions.append(Self.transaction(row)) }
-            return transactions
+            try await Self.transactions(
+                connection, PostgresStatements.transactionsOwnedBy, Self.binds(account), logger: logger)
         }
     }
 
@@ -463,12 +293,10 @@ public final class PostgresLedgerStore: LedgerStore {
         let logger = logger
         return try await read { connection in
             let rows = try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: "SELECT \(LedgerSchema.renewalColumns) FROM ledger_renewals WHERE "
-                        + "original_transaction_id IN (SELECT original_transaction_id FROM ledger_owners WHERE "
-                        + "account = $1) ORDER BY original_transaction_id", binds: Self.binds(account)), logger: logger)
+                PostgresQuery(unsafeSQL: PostgresStatements.renewalsOwnedBy, binds: Self.binds(account)),
+                logger: logger)
             var renewals: [LedgerRenewal] = []
-            for try await row in rows.decode(RenewalRow.self) { renewals.append(Self.renewal(row)) }
+            for try await row in rows { renewals.append(try RenewalRecord(reading: row.makeRandomAccess()).renewal) }
             return renewals
         }
     }
@@ -477,18 +305,25 @@ public final class PostgresLedgerStore: LedgerStore {
         guard !originalTransactionIDs.isEmpty else { return LedgerSubscriptions() }
         let logger = logger
         return try await read { connection in
-            let rows = try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE "
-                        + "original_transaction_id = ANY($1) ORDER BY transaction_id",
-                    binds: Self.binds(originalTransactionIDs)), logger: logger)
-            var transactions: [LedgerTransaction] = []
-            for try await row in rows.decode(TransactionRow.self) { transactions.append(Self.transaction(row)) }
-            return LedgerSubscriptions(
-                transactions: transactions,
+            LedgerSubscriptions(
+                transactions: try await Self.transactions(
+                    connection, PostgresStatements.transactionsByOriginal, Self.binds(originalTransactionIDs),
+                    logger: logger),
                 renewals: try await Self.renewals(
                     connection, originalTransactionIDs: originalTransactionIDs, logger: logger))
         }
+    }
+
+    /// The `ledger_transactions` rows `statement` selects.
+    private static func transactions(
+        _ connection: PostgresConnection, _ statement: String, _ bindings: PostgresBindings, logger: Logger
+    ) async throws -> [LedgerTransaction] {
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: statement, binds: bindings), logger: logger)
+        var transactions: [LedgerTransaction] = []
+        for try await row in rows {
+            transactions.append(try TransactionRecord(reading: row.makeRandomAccess()).transaction)
+        }
+        return transactions
     }
 
     public func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry] {
@@ -496,15 +331,15 @@ public final class PostgresLedgerStore: LedgerStore {
         var bindings = PostgresBindings()
         if let since = query.since {
             bindings.append(since.millisecondsSince1970)
-            conditions.append("time_ms >= $\(bindings.count)")
+            conditions.append(PostgresStatements.auditSince + String(bindings.count))
         }
         if let after = query.afterSequence {
             bindings.append(after)
-            conditions.append("seq > $\(bindings.count)")
+            conditions.append(PostgresStatements.auditAfter + String(bindings.count))
         }
         if let account = query.account {
             bindings.append(account)
-            conditions.append("account = $\(bindings.count)")
+            conditions.append(PostgresStatements.auditAccount + String(bindings.count))
         }
         if let id = query.transactionID {
             bindings.append(id)
@@ -517,12 +352,12 @@ public final class PostgresLedgerStore: LedgerStore {
             pattern.endObject()
             pattern.endArray()
             bindings.append(pattern.string)
-            conditions.append(
-                "(new_transaction_ids::jsonb ? $\(idPlaceholder) OR conflicts::jsonb @> $\(bindings.count)::jsonb)")
+            conditions.append(PostgresStatements.auditTransaction(id: idPlaceholder, pattern: bindings.count))
         }
-        var sql = "SELECT \(LedgerSchema.auditColumns) FROM ledger_audit"
+        // The query's filters choose the statement (its WHERE clause), from fragments written once.
+        var sql = PostgresStatements.audits
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        sql += " ORDER BY seq"
+        sql += PostgresStatements.auditOrder
         if let limit = query.limit {
             bindings.append(Int64(max(0, limit)))
             sql += " LIMIT $\(bindings.count)"
@@ -532,16 +367,7 @@ public final class PostgresLedgerStore: LedgerStore {
         return try await read { connection in
             let rows = try await connection.query(statement, logger: logger)
             var entries: [AuditEntry] = []
-            for try await row in rows.decode(
-                (Int64, Int64, String, String, String, String?, String, String?, String, String).self)
-            {
-                entries.append(
-                    AuditEntry(
-                        sequence: row.0, time: ReceiptDate(clampingMillisecondsSince1970: row.1), endpoint: row.2,
-                        receiptSHA256: row.3, verdict: row.4, reason: row.5, decidedBy: row.6, account: row.7,
-                        newTransactionIDs: LedgerJSON.ids(column: row.8),
-                        conflicts: LedgerJSON.conflicts(column: row.9)))
-            }
+            for try await row in rows { entries.append(try AuditRecord(reading: row.makeRandomAccess()).entry) }
             return entries
         }
     }
@@ -629,10 +455,6 @@ public final class PostgresLedgerStore: LedgerStore {
             version = applied
         }
         return version == Int64(LedgerSchema.latestVersion)
-    }
-
-    private static func prefixed(_ columns: String) -> String {
-        columns.split(separator: ", ").map { "t." + $0 }.joined(separator: ", ")
     }
 
     /// A driver error in words: PostgreSQL's own message when it sent one, never a query's parameters.

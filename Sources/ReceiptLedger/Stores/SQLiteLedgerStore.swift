@@ -1,7 +1,7 @@
 import BER
 import GRDB
 import Glibc
-public import ReceiptModel
+import ReceiptModel
 import Synchronization
 
 /// The embedded ledger: one SQLite database file in WAL mode, through GRDB.
@@ -166,32 +166,24 @@ public final class SQLiteLedgerStore: LedgerStore {
     private static func snapshot(_ db: Database, _ keys: LedgerKeys) throws -> LedgerSnapshot {
         var snapshot = LedgerSnapshot()
         if !keys.transactionIDs.isEmpty || !keys.subscriptionIDs.isEmpty {
-            let byID =
-                "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions "
-                + "WHERE transaction_id IN (SELECT value FROM json_each(?))"
-            let rows =
+            let transactionIDs = LedgerJSON.column(ids: keys.transactionIDs)
+            let records =
                 keys.subscriptionIDs.isEmpty
-                ? try Row.fetchCursor(
-                    db.cachedStatement(sql: byID), arguments: [LedgerJSON.column(ids: keys.transactionIDs)])
-                : try Row.fetchCursor(
-                    db.cachedStatement(
-                        sql: byID + " OR original_transaction_id IN (SELECT value FROM json_each(?))"),
-                    arguments: [
-                        LedgerJSON.column(ids: keys.transactionIDs), LedgerJSON.column(ids: keys.subscriptionIDs),
-                    ])
-            while let row = try rows.next() {
-                let transaction = try transaction(row)
-                snapshot.transactions[transaction.transactionID] = transaction
+                ? try TransactionRecord.fetchCursor(
+                    db.cachedStatement(sql: SQLiteStatements.transactionsByID), arguments: [transactionIDs])
+                : try TransactionRecord.fetchCursor(
+                    db.cachedStatement(sql: SQLiteStatements.transactionsByIDOrOriginal),
+                    arguments: [transactionIDs, LedgerJSON.column(ids: keys.subscriptionIDs)])
+            while let record = try records.next() {
+                snapshot.transactions[record.transaction.transactionID] = record.transaction
             }
         }
         if !keys.ownerIDs.isEmpty {
-            let rows = try Row.fetchCursor(
-                db.cachedStatement(
-                    sql: "SELECT original_transaction_id, account FROM ledger_owners "
-                        + "WHERE original_transaction_id IN (SELECT value FROM json_each(?))"),
+            let records = try OwnerRecord.fetchCursor(
+                db.cachedStatement(sql: SQLiteStatements.ownersByOriginal),
                 arguments: [LedgerJSON.column(ids: keys.ownerIDs)])
-            while let row = try rows.next() {
-                snapshot.owners[row[0]] = row[1] as String
+            while let record = try records.next() {
+                snapshot.owners[record.binding.originalTransactionID] = record.binding.account
             }
         }
         for renewal in keys.renewalIDs.isEmpty ? [] : try renewals(db, originalTransactionIDs: keys.renewalIDs) {
@@ -199,9 +191,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
         if !keys.notificationIDs.isEmpty {
             let held = try String.fetchAll(
-                db.cachedStatement(
-                    sql: "SELECT notification_id FROM ledger_notifications "
-                        + "WHERE notification_id IN (SELECT value FROM json_each(?))"),
+                db.cachedStatement(sql: SQLiteStatements.notificationIDs),
                 arguments: [LedgerJSON.column(ids: keys.notificationIDs)])
             snapshot.notificationIDs = Set(held)
         }
@@ -210,69 +200,46 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     private static func apply(_ changes: LedgerChanges, _ db: Database) throws {
         if !changes.inserts.isEmpty {
-            let insert = try db.cachedStatement(
-                sql: "INSERT INTO ledger_transactions (\(LedgerSchema.transactionColumns)) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-            for transaction in changes.inserts { try insert.execute(arguments: arguments(transaction)) }
+            let insert = try db.cachedStatement(sql: SQLiteStatements.insertTransaction)
+            for transaction in changes.inserts {
+                try insert.execute(arguments: SQLiteStatements.arguments(TransactionRecord(transaction)))
+            }
         }
         if !changes.updates.isEmpty {
-            // Every column but the key and the first sighting (?12, bound and unused): a signed statement may
-            // replace what an unsigned one recorded (LedgerTransaction.merged(with:)).
-            let update = try db.cachedStatement(
-                sql: "UPDATE ledger_transactions SET original_transaction_id = ?2, product_id = ?3, kind = ?4, "
-                    + "bundle_id = ?5, environment = ?6, purchase_date_ms = ?7, expires_date_ms = ?8, "
-                    + "cancellation_date_ms = ?9, web_order_line_item_id = ?10, source = ?11, "
-                    + "last_seen_ms = MAX(last_seen_ms, ?13), signed_date_ms = ?14, reported_to_owner = ?15, "
-                    + "reported_without_account = ?16 WHERE transaction_id = ?1")
-            for transaction in changes.updates { try update.execute(arguments: arguments(transaction)) }
+            let update = try db.cachedStatement(sql: SQLiteStatements.updateTransaction)
+            for transaction in changes.updates {
+                try update.execute(arguments: SQLiteStatements.arguments(TransactionRecord(transaction)))
+            }
         }
         if let time = changes.touchTime, !changes.touched.isEmpty {
-            try db.cachedStatement(
-                sql: "UPDATE ledger_transactions SET last_seen_ms = MAX(last_seen_ms, ?) "
-                    + "WHERE transaction_id IN (SELECT value FROM json_each(?))"
-            ).execute(arguments: [time.millisecondsSince1970, LedgerJSON.column(ids: changes.touched)])
+            try db.cachedStatement(sql: SQLiteStatements.touchTransactions).execute(arguments: [
+                time.millisecondsSince1970, LedgerJSON.column(ids: changes.touched),
+            ])
         }
         if !changes.bindings.isEmpty {
-            let bind = try db.cachedStatement(
-                sql: "INSERT INTO ledger_owners (original_transaction_id, account, bound_ms) VALUES (?, ?, ?)")
+            let bind = try db.cachedStatement(sql: SQLiteStatements.insertOwner)
             for binding in changes.bindings {
-                try bind.execute(arguments: [
-                    binding.originalTransactionID, binding.account, binding.time.millisecondsSince1970,
-                ])
+                try bind.execute(arguments: SQLiteStatements.arguments(OwnerRecord(binding)))
             }
         }
         if !changes.renewals.isEmpty {
-            let upsert = try db.cachedStatement(
-                sql: "INSERT OR REPLACE INTO ledger_renewals (\(LedgerSchema.renewalColumns)) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            let upsert = try db.cachedStatement(sql: SQLiteStatements.replaceRenewal)
             for renewal in changes.renewals {
-                try upsert.execute(arguments: [
-                    renewal.originalTransactionID, renewal.productID, renewal.autoRenewProductID,
-                    renewal.autoRenewStatus, renewal.isInBillingRetryPeriod.map { $0 ? 1 : 0 },
-                    renewal.gracePeriodExpiresDate?.millisecondsSince1970, renewal.expirationIntent,
-                    renewal.renewalDate?.millisecondsSince1970, renewal.offerType, renewal.offerIdentifier,
-                    renewal.environment,
-                    renewal.signedDate.millisecondsSince1970, renewal.updated.millisecondsSince1970,
-                ])
+                try upsert.execute(arguments: SQLiteStatements.arguments(RenewalRecord(renewal)))
             }
         }
         if !changes.notifications.isEmpty {
-            let insert = try db.cachedStatement(
-                sql: "INSERT INTO ledger_notifications (notification_id, version, notification_type, subtype, "
-                    + "signed_date_ms, received_ms, original_transaction_id, unverified_hints) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+            let insert = try db.cachedStatement(sql: SQLiteStatements.insertNotification)
             for notification in changes.notifications {
-                try insert.execute(arguments: [
-                    notification.id, notification.version, notification.notificationType, notification.subtype,
-                    notification.signedDate?.millisecondsSince1970, notification.received.millisecondsSince1970,
-                    notification.originalTransactionID, notification.unverifiedHints,
-                ])
+                try insert.execute(arguments: SQLiteStatements.arguments(NotificationRecord(notification)))
             }
         }
         if !changes.accountTokens.isEmpty {
-            let insert = try db.cachedStatement(
-                sql: "INSERT OR IGNORE INTO ledger_account_tokens (transaction_id, app_account_token) VALUES (?, ?)")
-            for (id, token) in changes.accountTokens { try insert.execute(arguments: [id, token]) }
+            let insert = try db.cachedStatement(sql: SQLiteStatements.insertToken)
+            for (id, token) in changes.accountTokens {
+                try insert.execute(
+                    arguments: SQLiteStatements.arguments(AccountTokenRecord(transactionID: id, token: token)))
+            }
         }
         try appendAudits(changes.audits, db)
     }
@@ -280,141 +247,64 @@ public final class SQLiteLedgerStore: LedgerStore {
     /// The batch's audit entries, one insert each, bound with SQLite's own calls (``SQLiteRawStatement``): this
     /// is the one statement a batch runs per verification.
     private static func appendAudits(_ audits: [AuditEntry], _ db: Database) throws {
-        let audit = SQLiteRawStatement(
-            try db.cachedStatement(
-                sql: "INSERT INTO ledger_audit (time_ms, endpoint, receipt_sha256, verdict, reason, decided_by, "
-                    + "account, new_transaction_ids, conflicts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-            in: db)
+        let audit = SQLiteRawStatement(try db.cachedStatement(sql: SQLiteStatements.insertAudit), in: db)
+        let columns = AuditRecord.Column.inserted
         for entry in audits {
-            try audit.bind(entry.time.millisecondsSince1970, at: 1)
-            try audit.bind(entry.endpoint, at: 2)
-            try audit.bind(entry.receiptSHA256, at: 3)
-            try audit.bind(entry.verdict, at: 4)
-            try audit.bind(entry.reason, at: 5)
-            try audit.bind(entry.decidedBy, at: 6)
-            try audit.bind(entry.account, at: 7)
-            try audit.bind(LedgerJSON.column(ids: entry.newTransactionIDs), at: 8)
-            try audit.bind(LedgerJSON.column(conflicts: entry.conflicts), at: 9)
+            let record = AuditRecord(entry)
+            for (offset, column) in columns.enumerated() { try audit.bind(record.value(column), at: Int32(offset + 1)) }
             try audit.run()
         }
     }
 
-    private static func arguments(_ transaction: LedgerTransaction) -> StatementArguments {
-        [
-            transaction.transactionID, transaction.originalTransactionID, transaction.productID,
-            transaction.kind.rawValue, transaction.bundleID, transaction.environment,
-            transaction.purchaseDate?.millisecondsSince1970, transaction.expiresDate?.millisecondsSince1970,
-            transaction.cancellationDate?.millisecondsSince1970, transaction.webOrderLineItemID,
-            transaction.source.rawValue, transaction.firstSeen.millisecondsSince1970,
-            transaction.lastSeen.millisecondsSince1970, transaction.signedDate?.millisecondsSince1970,
-            transaction.reportedToOwner ? 1 : 0, transaction.reportedWithoutAccount ? 1 : 0,
-        ]
-    }
-
-    /// A `ledger_transactions` row, columns in ``LedgerSchema/transactionColumns`` order.
-    private static func transaction(_ row: Row) throws -> LedgerTransaction {
-        LedgerTransaction(
-            transactionID: row[0], originalTransactionID: row[1], productID: row[2],
-            kind: ProductKind(rawValue: row[3]) ?? .unknown, bundleID: row[4], environment: row[5],
-            purchaseDate: date(row[6]), expiresDate: date(row[7]), cancellationDate: date(row[8]),
-            webOrderLineItemID: row[9], source: LedgerSource(rawValue: row[10]),
-            firstSeen: date(row[11]) ?? ReceiptDate(clampingMillisecondsSince1970: 0),
-            lastSeen: date(row[12]) ?? ReceiptDate(clampingMillisecondsSince1970: 0), signedDate: date(row[13]),
-            reportedToOwner: (row[14] as Int64) != 0, reportedWithoutAccount: (row[15] as Int64) != 0)
-    }
-
     /// The renewal states held for `originalTransactionIDs`.
     private static func renewals(_ db: Database, originalTransactionIDs: [String]) throws -> [LedgerRenewal] {
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(
-                sql: "SELECT \(LedgerSchema.renewalColumns) FROM ledger_renewals "
-                    + "WHERE original_transaction_id IN (SELECT value FROM json_each(?))"),
-            arguments: [LedgerJSON.column(ids: originalTransactionIDs)])
-        var renewals: [LedgerRenewal] = []
-        while let row = try rows.next() { renewals.append(renewal(row)) }
-        return renewals
-    }
-
-    /// A `ledger_renewals` row, columns in ``LedgerSchema/renewalColumns`` order.
-    private static func renewal(_ row: Row) -> LedgerRenewal {
-        let retry: Int64? = row[4]
-        return LedgerRenewal(
-            originalTransactionID: row[0], productID: row[1], autoRenewProductID: row[2], autoRenewStatus: row[3],
-            isInBillingRetryPeriod: retry.map { $0 != 0 }, gracePeriodExpiresDate: date(row[5]),
-            expirationIntent: row[6], renewalDate: date(row[7]), offerType: row[8], offerIdentifier: row[9],
-            environment: row[10], signedDate: ReceiptDate(clampingMillisecondsSince1970: row[11]),
-            updated: ReceiptDate(clampingMillisecondsSince1970: row[12]))
-    }
-
-    private static func date(_ milliseconds: Int64?) -> ReceiptDate? {
-        milliseconds.map { ReceiptDate(clampingMillisecondsSince1970: $0) }
+        try RenewalRecord.fetchAll(
+            db.cachedStatement(sql: SQLiteStatements.renewalsByOriginal),
+            arguments: [LedgerJSON.column(ids: originalTransactionIDs)]
+        ).map(\.renewal)
     }
 
     // MARK: - Reads
 
     public func transaction(id: String) async throws(LedgerError) -> (LedgerTransaction, owner: String?)? {
-        try await read { db in
+        try await read { db -> (LedgerTransaction, owner: String?)? in
             guard
-                let row = try Row.fetchOne(
-                    db,
-                    sql: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE transaction_id = ?",
-                    arguments: [id])
+                var transaction = try TransactionRecord.fetchOne(
+                    db, sql: SQLiteStatements.transactionByID, arguments: [id])?.transaction
             else { return nil }
-            var transaction = try Self.transaction(row)
-            transaction.appAccountToken = try String.fetchOne(
-                db, sql: "SELECT app_account_token FROM ledger_account_tokens WHERE transaction_id = ?", arguments: [id]
-            )
-            let owner = try String.fetchOne(
-                db, sql: "SELECT account FROM ledger_owners WHERE original_transaction_id = ?",
-                arguments: [transaction.originalTransactionID])
-            return (transaction, owner)
+            transaction.appAccountToken =
+                try AccountTokenRecord.fetchOne(db, sql: SQLiteStatements.tokenOf, arguments: [id])?.token
+            let owner = try OwnerRecord.fetchOne(
+                db, sql: SQLiteStatements.ownerOf, arguments: [transaction.originalTransactionID])
+            return (transaction, owner?.binding.account)
         }
     }
 
     public func transactions(ownedBy account: String) async throws(LedgerError) -> [LedgerTransaction] {
         try await read { db in
-            try Row.fetchAll(
-                db,
-                sql: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE original_transaction_id "
-                    + "IN (SELECT original_transaction_id FROM ledger_owners WHERE account = ?) ORDER BY transaction_id",
-                arguments: [account]
-            ).map(Self.transaction)
+            try TransactionRecord.fetchAll(db, sql: SQLiteStatements.transactionsOwnedBy, arguments: [account])
+                .map(\.transaction)
         }
     }
 
     /// Whether the ledger holds any subscription state a receipt cannot show (renewal info, notifications).
     public func holdsSubscriptionState() async throws(LedgerError) -> Bool {
-        try await read { db in
-            try Bool.fetchOne(
-                db,
-                sql: "SELECT EXISTS (SELECT 1 FROM ledger_renewals) OR EXISTS (SELECT 1 FROM ledger_notifications) "
-                    + "OR EXISTS (SELECT 1 FROM ledger_account_tokens) OR EXISTS (SELECT 1 FROM ledger_transactions "
-                    + "WHERE source IN ('\(LedgerSource.storeKit.rawValue)', '\(LedgerSource.notification.rawValue)'))")
-                ?? true
-        }
+        try await read { db in try Bool.fetchOne(db, sql: SQLiteStatements.holdsSubscriptionState) ?? true }
     }
 
     public func renewals(ownedBy account: String) async throws(LedgerError) -> [LedgerRenewal] {
         try await read { db in
-            try Row.fetchAll(
-                db,
-                sql: "SELECT \(LedgerSchema.renewalColumns) FROM ledger_renewals WHERE original_transaction_id "
-                    + "IN (SELECT original_transaction_id FROM ledger_owners WHERE account = ?) "
-                    + "ORDER BY original_transaction_id",
-                arguments: [account]
-            ).map(Self.renewal)
+            try RenewalRecord.fetchAll(db, sql: SQLiteStatements.renewalsOwnedBy, arguments: [account]).map(\.renewal)
         }
     }
 
     public func subscriptions(originalTransactionIDs: [String]) async throws(LedgerError) -> LedgerSubscriptions {
         guard !originalTransactionIDs.isEmpty else { return LedgerSubscriptions() }
         return try await read { db in
-            let ids = LedgerJSON.column(ids: originalTransactionIDs)
-            let transactions = try Row.fetchAll(
-                db,
-                sql: "SELECT \(LedgerSchema.transactionColumns) FROM ledger_transactions WHERE original_transaction_id "
-                    + "IN (SELECT value FROM json_each(?)) ORDER BY transaction_id", arguments: [ids]
-            ).map(Self.transaction)
+            let transactions = try TransactionRecord.fetchAll(
+                db, sql: SQLiteStatements.transactionsByOriginal,
+                arguments: [LedgerJSON.column(ids: originalTransactionIDs)]
+            ).map(\.transaction)
             return LedgerSubscriptions(
                 transactions: transactions,
                 renewals: try Self.renewals(db, originalTransactionIDs: originalTransactionIDs))
@@ -425,26 +315,25 @@ public final class SQLiteLedgerStore: LedgerStore {
         var conditions: [String] = []
         var arguments: StatementArguments = []
         if let since = query.since {
-            conditions.append("time_ms >= ?")
+            conditions.append(SQLiteStatements.auditSince)
             arguments += [since.millisecondsSince1970]
         }
         if let after = query.afterSequence {
-            conditions.append("seq > ?")
+            conditions.append(SQLiteStatements.auditAfter)
             arguments += [after]
         }
         if let account = query.account {
-            conditions.append("account = ?")
+            conditions.append(SQLiteStatements.auditAccount)
             arguments += [account]
         }
         if let id = query.transactionID {
-            conditions.append(
-                "(EXISTS (SELECT 1 FROM json_each(new_transaction_ids) WHERE value = ?) OR EXISTS (SELECT 1 FROM "
-                    + "json_each(conflicts) AS c, json_each(c.value, '$.transaction_ids') AS t WHERE t.value = ?))")
+            conditions.append(SQLiteStatements.auditTransaction)
             arguments += [id, id]
         }
-        var sql = "SELECT \(LedgerSchema.auditColumns) FROM ledger_audit"
+        // The query's filters choose the statement (its WHERE clause), from fragments written once.
+        var sql = SQLiteStatements.audits
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        sql += " ORDER BY seq"
+        sql += SQLiteStatements.auditOrder
         if let limit = query.limit {
             sql += " LIMIT ?"
             arguments += [max(0, limit)]
@@ -452,12 +341,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         let statement = sql
         let bound = arguments
         return try await read { db in
-            try Row.fetchAll(db, sql: statement, arguments: bound).map { row in
-                AuditEntry(
-                    sequence: row[0], time: ReceiptDate(clampingMillisecondsSince1970: row[1]), endpoint: row[2],
-                    receiptSHA256: row[3], verdict: row[4], reason: row[5], decidedBy: row[6], account: row[7],
-                    newTransactionIDs: LedgerJSON.ids(column: row[8]), conflicts: LedgerJSON.conflicts(column: row[9]))
-            }
+            try AuditRecord.fetchAll(db, sql: statement, arguments: bound).map(\.entry)
         }
     }
 

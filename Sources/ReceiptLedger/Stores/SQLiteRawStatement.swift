@@ -33,6 +33,15 @@ struct SQLiteRawStatement {
         try check(sqlite3_bind_int64(handle, index, value))
     }
 
+    /// Binds a column's value.
+    func bind(_ value: LedgerValue, at index: Int32) throws {
+        switch value {
+        case .text(let text): try bind(text, at: index)
+        case .integer(let integer): try bind(integer, at: index)
+        case .null: try bind(nil as String?, at: index)
+        }
+    }
+
     /// Runs the statement to its end, then resets it for the next bindings.
     func run() throws {
         let code = sqlite3_step(handle)

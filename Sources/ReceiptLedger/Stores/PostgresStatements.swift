@@ -1,0 +1,135 @@
+import PostgresNIO
+import ReceiptModel
+
+/// Every SQL text the PostgreSQL store runs, generated once from the tables' column lists (``LedgerColumn``).
+/// A batch's rows go to the server as one JSON array of records (`jsonb_to_recordset`, typed by
+/// ``LedgerColumn/recordDefinition``): one statement and one round trip per table and batch, whatever its size.
+enum PostgresStatements {
+    typealias Transaction = TransactionRecord.Column
+    typealias Owner = OwnerRecord.Column
+    typealias Renewal = RenewalRecord.Column
+    typealias Notification = NotificationRecord.Column
+    typealias Token = AccountTokenRecord.Column
+    typealias Audit = AuditRecord.Column
+
+    static let transactionsByID = "\(select(Transaction.self)) WHERE \(Transaction.transactionID.name) = ANY($1)"
+    static let transactionsByIDOrOriginal = "\(transactionsByID) OR \(Transaction.originalTransactionID.name) = ANY($2)"
+    /// The transaction `$1` with its owner's account (NULL when unbound).
+    static let transactionWithOwner =
+        "SELECT \(Transaction.list(prefix: "t.")), o.\(Owner.account.name) FROM \(Transaction.table) AS t "
+        + "LEFT JOIN \(Owner.table) AS o ON o.\(Owner.originalTransactionID.name) = "
+        + "t.\(Transaction.originalTransactionID.name) WHERE t.\(Transaction.transactionID.name) = $1"
+    static let transactionsByOriginal =
+        "\(select(Transaction.self)) WHERE \(Transaction.originalTransactionID.name) = ANY($1) "
+        + "ORDER BY \(Transaction.transactionID.name)"
+    static let transactionsOwnedBy =
+        "\(select(Transaction.self)) WHERE \(Transaction.originalTransactionID.name) IN \(ownedBy) "
+        + "ORDER BY \(Transaction.transactionID.name)"
+    static let insertTransactions = insert(Transaction.self)
+    /// Known transactions' changed facts: ``TransactionRecord/Column/updated``, `lastSeen` only moving forward.
+    static let updateTransactions =
+        "UPDATE \(Transaction.table) AS t SET "
+        + Transaction.updated.map { column in
+            column == .lastSeen
+                ? "\(column.name) = GREATEST(t.\(column.name), x.\(column.name))" : "\(column.name) = x.\(column.name)"
+        }.joined(separator: ", ") + " FROM \(recordset(Transaction.self)) "
+        + "WHERE t.\(Transaction.transactionID.name) = x.\(Transaction.transactionID.name)"
+    static let touchTransactions =
+        "UPDATE \(Transaction.table) SET \(Transaction.lastSeen.name) = GREATEST(\(Transaction.lastSeen.name), $1) "
+        + "WHERE \(Transaction.transactionID.name) = ANY($2)"
+
+    static let insertOwners = insert(Owner.self)
+    /// The original transaction ids bound to the account `$1`.
+    private static let ownedBy =
+        "(SELECT \(Owner.originalTransactionID.name) FROM \(Owner.table) WHERE \(Owner.account.name) = $1)"
+    /// The key every row of ``ownersAndRenewals`` is about.
+    static let originalKey = "key"
+    /// Each of `$1`'s original transaction ids (``originalKey``) with its owner's account and its `ledger_renewals`
+    /// row (every column NULL when none): a batch's owners and renewal states in one round trip.
+    static let ownersAndRenewals =
+        "SELECT k.\(originalKey), o.\(Owner.account.name), \(Renewal.list(prefix: "r.")) "
+        + "FROM unnest($1::text[]) AS k(\(originalKey)) "
+        + "LEFT JOIN \(Owner.table) o ON o.\(Owner.originalTransactionID.name) = k.\(originalKey) "
+        + "LEFT JOIN \(Renewal.table) r ON r.\(Renewal.originalTransactionID.name) = k.\(originalKey)"
+
+    static let renewalsByOriginal =
+        "\(select(Renewal.self)) WHERE \(Renewal.originalTransactionID.name) = ANY($1) "
+        + "ORDER BY \(Renewal.originalTransactionID.name)"
+    static let renewalsOwnedBy =
+        "\(select(Renewal.self)) WHERE \(Renewal.originalTransactionID.name) IN \(ownedBy) "
+        + "ORDER BY \(Renewal.originalTransactionID.name)"
+    /// Renewal states newer than those held replace them whole.
+    static let upsertRenewals =
+        insert(Renewal.self) + " ON CONFLICT (\(Renewal.originalTransactionID.name)) DO UPDATE SET "
+        + Renewal.replaced.map { "\($0.name) = EXCLUDED.\($0.name)" }.joined(separator: ", ")
+
+    static let notificationIDs =
+        "SELECT \(Notification.id.name) FROM \(Notification.table) WHERE \(Notification.id.name) = ANY($1)"
+    /// One notification, its values bound as parameters in ``LedgerColumn/inserted`` order.
+    static let insertNotification =
+        "INSERT INTO \(Notification.table) (\(Notification.list(Notification.inserted))) VALUES ("
+        + Notification.inserted.map { "$\($0.parameter)" }.joined(separator: ", ") + ")"
+
+    static let tokenOf = "\(select(Token.self)) WHERE \(Token.transactionID.name) = $1"
+    static let insertTokens = insert(Token.self) + " ON CONFLICT (\(Token.transactionID.name)) DO NOTHING"
+
+    static let insertAudits = insert(Audit.self)
+    static let audits = select(Audit.self)
+    static let auditSince = "\(Audit.time.name) >= $"
+    static let auditAfter = "\(Audit.sequence.name) > $"
+    static let auditAccount = "\(Audit.account.name) = $"
+    /// The entries naming a transaction: `$id` new in them (`?`: a member of the JSON array), or `$pattern`
+    /// (`[{"transaction_ids":[id]}]`) contained in their conflicts.
+    static func auditTransaction(id: Int, pattern: Int) -> String {
+        "(\(Audit.newTransactionIDs.name)::jsonb ? $\(id) OR \(Audit.conflicts.name)::jsonb @> $\(pattern)::jsonb)"
+    }
+    static let auditOrder = " ORDER BY \(Audit.sequence.name)"
+
+    private static func select<Column: LedgerColumn>(_: Column.Type) -> String {
+        "SELECT \(Column.list()) FROM \(Column.table)"
+    }
+
+    /// `jsonb_to_recordset($1::jsonb) AS x(…)`: the bound records (``records(_:)``) as rows.
+    private static func recordset<Column: LedgerColumn>(_: Column.Type) -> String {
+        "jsonb_to_recordset($1::jsonb) AS x(\(Column.recordDefinition))"
+    }
+
+    /// Inserts the records bound as `$1` (``records(_:)``).
+    private static func insert<Column: LedgerColumn>(_: Column.Type) -> String {
+        "INSERT INTO \(Column.table) (\(Column.list(Column.inserted))) SELECT * FROM \(recordset(Column.self))"
+    }
+
+    /// Records as the JSON array `jsonb_to_recordset` reads: one object per record, a member per inserted column
+    /// (none for NULL).
+    static func records<Record: LedgerRecord>(_ records: [Record], capacity: Int) -> String {
+        let columns = Record.Column.inserted
+        var writer = JSONWriter(capacity: 64 + capacity * records.count)
+        writer.beginArray()
+        for record in records {
+            writer.beginObject()
+            for column in columns {
+                switch record.value(column) {
+                case .text(let text): writer.field(column.name, text)
+                case .integer(let integer): writer.field(column.name, integer)
+                case .null: break
+                }
+            }
+            writer.endObject()
+        }
+        writer.endArray()
+        return writer.string
+    }
+
+    /// A record's inserted values as parameters `$1`…, in order.
+    static func bindings<Record: LedgerRecord>(_ record: Record) -> PostgresBindings {
+        var bindings = PostgresBindings()
+        for column in Record.Column.inserted {
+            switch record.value(column) {
+            case .text(let text): bindings.append(text)
+            case .integer(let integer): bindings.append(integer)
+            case .null: bindings.appendNull()
+            }
+        }
+        return bindings
+    }
+}
