@@ -4,9 +4,10 @@
 //   COpenSSL (C) <- ReceiptCrypto <- ReceiptVerification
 //   BER <- ReceiptModel <- ReceiptVerification <- VerifyLocal
 //   BER, ReceiptModel, ReceiptCrypto <- ReceiptForge <- MintReceipt
-//   ReceiptVerification <- ReceiptRemote (Apple's verifyReceipt, fallback policy) <- ReceiptServer
-//   ReceiptRemote <- ReceiptLedger (exactly-once transactions, owners, audit; SQLite via GRDB, PostgreSQL via
-//   postgres-nio) <- ReceiptServer
+//   ReceiptVerification <- ReceiptRemote (Apple's verifyReceipt, fallback policy) <- ReceiptIntake
+//   ReceiptVerification <- ReceiptLedger (exactly-once transactions, owners, audit; SQLite via GRDB, PostgreSQL via
+//   postgres-nio) <- ReceiptIntake
+//   ReceiptIntake (verify -> ledger -> Apple -> record -> answer, transport-free) <- ReceiptServer, VerifyLocal
 //   AppleStandIn: a loopback stand-in for Apple's endpoints, for tests and by hand
 import PackageDescription
 
@@ -93,7 +94,7 @@ let package = Package(
         .target(
             name: "ReceiptLedger",
             dependencies: [
-                "BER", "ReceiptModel", "ReceiptVerification", "ReceiptCrypto", "ReceiptRemote",
+                "BER", "ReceiptModel", "ReceiptVerification",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -228,7 +229,9 @@ let package = Package(
         .testTarget(
             name: "ReceiptLedgerTests",
             dependencies: [
-                "ReceiptLedger", "ReceiptForge", "ReceiptModel", "ReceiptVerification", "ReceiptRemote", "TestSupport",
+                "ReceiptLedger", "ReceiptIntake", "ReceiptForge", "ReceiptModel", "ReceiptVerification",
+                "ReceiptRemote",
+                "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -22,7 +22,7 @@ extension ReceiptIntake {
                 now: call.now)
         }
         guard let ledger else { return (verdict, nil) }
-        let entry = LedgerEntry(
+        let entry = try LedgerEntry(
             jws: verdict, received: call.jws, endpoint: call.auditEndpoint, account: call.account, time: call.now,
             catalogue: ledger.catalogue, onConflict: ledger.onConflict)
         let outcome = try await record(entry, logger: logger)

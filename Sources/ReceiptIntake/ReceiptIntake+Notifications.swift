@@ -35,7 +35,7 @@ extension ReceiptIntake {
         let verdict = try await inSlot {
             decider.jwsVerifier.verifyNotification(signedPayload[...], policy: rules.notifications, now: now)
         }
-        let entry = LedgerEntry(
+        let entry = try LedgerEntry(
             jws: verdict, received: signedPayload, endpoint: auditEndpoint, account: nil, time: now,
             catalogue: ledger.catalogue, onConflict: .report)
         let outcome = try await record(entry, logger: logger)
@@ -64,7 +64,7 @@ extension ReceiptIntake {
             _ = try await record(
                 LedgerEntry(
                     time: now, endpoint: auditEndpoint,
-                    receiptSHA256: LedgerEntry.sha256(ofDecoded: call.latestReceipt), verdict: .invalid,
+                    receiptSHA256: try LedgerEntry.sha256(ofDecoded: call.latestReceipt), verdict: .invalid,
                     reason: .refusal(code: IntakeError.Code.sharedSecretMismatch.description), decidedBy: .local,
                     account: nil,
                     transactions: []), logger: logger)
@@ -76,7 +76,7 @@ extension ReceiptIntake {
                 call.latestReceipt[...], request: FallbackRequest(now: now, allowsRemote: false))
         }
         let verdict = local.verdict
-        var entry = LedgerEntry(
+        var entry = try LedgerEntry(
             verification: .local(verdict), received: call.latestReceipt, endpoint: auditEndpoint, account: nil,
             time: now, catalogue: ledger.catalogue, onConflict: .report)
         let type = call.notificationType

@@ -31,7 +31,7 @@ extension ReceiptIntake {
         guard let ledger else {
             return ReceiptAnswer(result: decided, status: status, ledger: nil, supplement: nil)
         }
-        var entry = LedgerEntry(
+        var entry = try LedgerEntry(
             verification: decided, received: Array(call.receiptData), endpoint: call.auditEndpoint,
             account: call.account,
             time: call.now, catalogue: ledger.catalogue, onConflict: ledger.onConflict)

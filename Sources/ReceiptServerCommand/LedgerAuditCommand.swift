@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ReceiptLedger
 import ReceiptModel
+import ReceiptServer
 
 /// `receipt-server ledger audit`: the audit trail as JSON lines, oldest first, read page by page.
 @available(macOS 10.15, *)

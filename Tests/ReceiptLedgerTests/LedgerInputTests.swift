@@ -1,11 +1,12 @@
 import Foundation
+import ReceiptLedger
 import ReceiptModel
 import ReceiptRemote
 import ReceiptVerification
 import TestSupport
 import Testing
 
-@testable import ReceiptLedger
+@testable import ReceiptIntake
 
 /// What reaches the ledger from outside: `--ledger` values, the product catalogue, and verifications.
 @Suite struct LedgerInputTests {
@@ -65,7 +66,7 @@ import Testing
         let verdict = try Self.verifier().verify(bytes)
         let catalogue = ProductCatalogue(kinds: ["org.example.receiptforge.pro": .nonRenewing])
         let now = ReceiptDate(clampingMillisecondsSince1970: 1_800_000_000_000)
-        let entry = LedgerEntry(
+        let entry = try LedgerEntry(
             verification: .local(verdict), received: bytes, endpoint: "/v1/verify", account: "alice", time: now,
             catalogue: catalogue, onConflict: .report)
         #expect(entry.verdict == .valid)
@@ -77,14 +78,14 @@ import Testing
             entry.transactions.allSatisfy { $0.bundleID == "org.example.receiptforge.sample" && $0.firstSeen == now })
         #expect(entry.transactions.allSatisfy { $0.environment == .sandbox && $0.source == .receipt })
         let base64 = Array(("\"" + Data(bytes).base64EncodedString() + "\"\n").utf8)
-        #expect(LedgerEntry.sha256(ofDecoded: base64) == entry.receiptSHA256)
+        #expect(try LedgerEntry.sha256(ofDecoded: base64) == entry.receiptSHA256)
         #expect(entry.receiptSHA256.count == 64)
     }
 
     @Test func aTamperedReceiptHasNoTransactions() throws {
         let bytes = try Self.fixture("tampered-payload.receipt")
         let verdict = try Self.verifier().verify(bytes)
-        let entry = LedgerEntry(
+        let entry = try LedgerEntry(
             verification: .local(verdict), received: bytes, endpoint: "/v1/verify", account: "alice",
             time: ReceiptDate(clampingMillisecondsSince1970: 0), catalogue: ProductCatalogue(), onConflict: .report)
         #expect(entry.verdict == .invalid)

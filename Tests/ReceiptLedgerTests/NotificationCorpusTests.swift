@@ -1,10 +1,11 @@
 import Foundation
+import ReceiptLedger
 import ReceiptModel
 import ReceiptVerification
 import TestSupport
 import Testing
 
-@testable import ReceiptLedger
+@testable import ReceiptIntake
 
 /// The conformance corpus (fixtures/jws/corpus-*: every notification type and subtype Apple documents, payloads with
 /// members Apple has not defined) through verification and the ledger, on both stores: each fixture is valid and
@@ -60,7 +61,7 @@ import Testing
             let verdict = verifier.verifyJWS(text[...], kind: payloadKind)
             #expect(verdict.isValid, "\(name): \(verdict.reasons)")
             let time = ReceiptDate(clampingMillisecondsSince1970: 1_750_000_000_000 + Int64(index))
-            let entry = LedgerEntry(
+            let entry = try LedgerEntry(
                 jws: verdict, received: text, endpoint: "/v1/notifications/appstore", account: nil, time: time,
                 catalogue: ledger.catalogue, onConflict: .report)
             let first = try await ledger.record(entry)

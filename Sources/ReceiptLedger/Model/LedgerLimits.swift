@@ -44,7 +44,7 @@ public enum LedgerLimits {
     }
 
     /// `text` when ``isText(_:maximum:)`` accepts it, else `nil`.
-    static func text(_ text: String?, maximum: Int) -> String? {
+    package static func text(_ text: String?, maximum: Int) -> String? {
         text.flatMap { isText($0, maximum: maximum) ? $0 : nil }
     }
 

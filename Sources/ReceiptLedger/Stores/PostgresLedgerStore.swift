@@ -348,7 +348,7 @@ public final class PostgresLedgerStore: LedgerStore {
             pattern.beginArray()
             pattern.beginObject()
             pattern.key("transaction_ids")
-            LedgerJSON.write(ids: [id], to: &pattern)
+            LedgerColumnJSON.write(ids: [id], to: &pattern)
             pattern.endObject()
             pattern.endArray()
             bindings.append(pattern.string)

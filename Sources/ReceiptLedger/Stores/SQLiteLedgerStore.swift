@@ -166,14 +166,14 @@ public final class SQLiteLedgerStore: LedgerStore {
     private static func snapshot(_ db: Database, _ keys: LedgerKeys) throws -> LedgerSnapshot {
         var snapshot = LedgerSnapshot()
         if !keys.transactionIDs.isEmpty || !keys.subscriptionIDs.isEmpty {
-            let transactionIDs = LedgerJSON.column(ids: keys.transactionIDs)
+            let transactionIDs = LedgerColumnJSON.column(ids: keys.transactionIDs)
             let records =
                 keys.subscriptionIDs.isEmpty
                 ? try TransactionRecord.fetchCursor(
                     db.cachedStatement(sql: SQLiteStatements.transactionsByID), arguments: [transactionIDs])
                 : try TransactionRecord.fetchCursor(
                     db.cachedStatement(sql: SQLiteStatements.transactionsByIDOrOriginal),
-                    arguments: [transactionIDs, LedgerJSON.column(ids: keys.subscriptionIDs)])
+                    arguments: [transactionIDs, LedgerColumnJSON.column(ids: keys.subscriptionIDs)])
             while let record = try records.next() {
                 snapshot.transactions[record.transaction.transactionID] = record.transaction
             }
@@ -181,7 +181,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         if !keys.ownerIDs.isEmpty {
             let records = try OwnerRecord.fetchCursor(
                 db.cachedStatement(sql: SQLiteStatements.ownersByOriginal),
-                arguments: [LedgerJSON.column(ids: keys.ownerIDs)])
+                arguments: [LedgerColumnJSON.column(ids: keys.ownerIDs)])
             while let record = try records.next() {
                 snapshot.owners[record.binding.originalTransactionID] = record.binding.account
             }
@@ -192,7 +192,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         if !keys.notificationIDs.isEmpty {
             let held = try String.fetchAll(
                 db.cachedStatement(sql: SQLiteStatements.notificationIDs),
-                arguments: [LedgerJSON.column(ids: keys.notificationIDs)])
+                arguments: [LedgerColumnJSON.column(ids: keys.notificationIDs)])
             snapshot.notificationIDs = Set(held)
         }
         return snapshot
@@ -213,7 +213,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
         if let time = changes.touchTime, !changes.touched.isEmpty {
             try db.cachedStatement(sql: SQLiteStatements.touchTransactions).execute(arguments: [
-                time.millisecondsSince1970, LedgerJSON.column(ids: changes.touched),
+                time.millisecondsSince1970, LedgerColumnJSON.column(ids: changes.touched),
             ])
         }
         if !changes.bindings.isEmpty {
@@ -260,7 +260,7 @@ public final class SQLiteLedgerStore: LedgerStore {
     private static func renewals(_ db: Database, originalTransactionIDs: [String]) throws -> [LedgerRenewal] {
         try RenewalRecord.fetchAll(
             db.cachedStatement(sql: SQLiteStatements.renewalsByOriginal),
-            arguments: [LedgerJSON.column(ids: originalTransactionIDs)]
+            arguments: [LedgerColumnJSON.column(ids: originalTransactionIDs)]
         ).map(\.renewal)
     }
 
@@ -303,7 +303,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         return try await read { db in
             let transactions = try TransactionRecord.fetchAll(
                 db, sql: SQLiteStatements.transactionsByOriginal,
-                arguments: [LedgerJSON.column(ids: originalTransactionIDs)]
+                arguments: [LedgerColumnJSON.column(ids: originalTransactionIDs)]
             ).map(\.transaction)
             return LedgerSubscriptions(
                 transactions: transactions,

@@ -47,8 +47,8 @@ struct AuditRecord: LedgerRecord {
         case .reason: LedgerValue(entry.reason?.description)
         case .decidedBy: .text(entry.decidedBy.rawValue)
         case .account: LedgerValue(entry.account)
-        case .newTransactionIDs: .text(LedgerJSON.column(ids: entry.newTransactionIDs))
-        case .conflicts: .text(LedgerJSON.column(conflicts: entry.conflicts))
+        case .newTransactionIDs: .text(LedgerColumnJSON.column(ids: entry.newTransactionIDs))
+        case .conflicts: .text(LedgerColumnJSON.column(conflicts: entry.conflicts))
         }
     }
 
@@ -62,8 +62,8 @@ struct AuditRecord: LedgerRecord {
             reason: try row.text(Column.reason).map(AuditReason.init(column:)),
             decidedBy: try Self.typed(DecidedBy.self, row, Column.decidedBy),
             account: try row.text(Column.account),
-            newTransactionIDs: LedgerJSON.ids(column: try row.required(text: Column.newTransactionIDs)),
-            conflicts: LedgerJSON.conflicts(column: try row.required(text: Column.conflicts)))
+            newTransactionIDs: try LedgerColumnJSON.ids(column: try row.required(text: Column.newTransactionIDs)),
+            conflicts: try LedgerColumnJSON.conflicts(column: try row.required(text: Column.conflicts)))
     }
 
     /// A column that holds one of a closed set of words. The ledger has written nothing else, so another word is a

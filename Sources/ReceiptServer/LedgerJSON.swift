@@ -1,42 +1,22 @@
 import BER
+public import ReceiptLedger
 public import ReceiptModel
 import ReceiptVerification
 
-/// The ledger's JSON, one place for every shape: the id lists and conflicts as stored in the audit trail's
-/// columns, the audit command's lines, `/v1/transactions/{id}`, `/v1/entitlements`, and the `ledger` member
-/// of a `/v1/verify` answer.
+/// The ledger's values as the server and the CLI answer them: the audit command's lines, `/v1/transactions/{id}`,
+/// `/v1/entitlements`, and the `ledger` member of a `/v1/verify` answer. (How the ledger stores its lists is the
+/// ledger's own ``ReceiptLedger/LedgerColumnJSON``.)
 public enum LedgerJSON {
-    /// `["id",…]`.
-    public static func write(ids: [String], to writer: inout JSONWriter) {
-        writer.beginArray()
-        for id in ids { writer.string(id) }
-        writer.endArray()
-    }
-
-    /// `[{"original_transaction_id","account","transaction_ids":[…]},…]`.
-    public static func write(conflicts: [LedgerConflict], to writer: inout JSONWriter) {
-        writer.beginArray()
-        for conflict in conflicts {
-            writer.beginObject()
-            writer.field("original_transaction_id", conflict.originalTransactionID)
-            writer.field("account", conflict.owner)
-            writer.key("transaction_ids")
-            write(ids: conflict.transactionIDs, to: &writer)
-            writer.endObject()
-        }
-        writer.endArray()
-    }
-
     /// `{"new_transaction_ids":[…],"known_transaction_ids":[…],"conflicts":[…]}`: the `ledger` member of a
     /// `/v1/verify` answer.
     public static func write(outcome: LedgerOutcome, to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("new_transaction_ids")
-        write(ids: outcome.newTransactionIDs, to: &writer)
+        LedgerColumnJSON.write(ids: outcome.newTransactionIDs, to: &writer)
         writer.key("known_transaction_ids")
-        write(ids: outcome.knownTransactionIDs, to: &writer)
+        LedgerColumnJSON.write(ids: outcome.knownTransactionIDs, to: &writer)
         writer.key("conflicts")
-        write(conflicts: outcome.conflicts, to: &writer)
+        LedgerColumnJSON.write(conflicts: outcome.conflicts, to: &writer)
         writer.endObject()
     }
 
@@ -54,9 +34,9 @@ public enum LedgerJSON {
         writer.field("decided_by", entry.decidedBy.rawValue)
         optional("account", entry.account, to: &writer)
         writer.key("new_transaction_ids")
-        write(ids: entry.newTransactionIDs, to: &writer)
+        LedgerColumnJSON.write(ids: entry.newTransactionIDs, to: &writer)
         writer.key("conflicts")
-        write(conflicts: entry.conflicts, to: &writer)
+        LedgerColumnJSON.write(conflicts: entry.conflicts, to: &writer)
         writer.endObject()
         return writer.bytes
     }
@@ -118,47 +98,6 @@ public enum LedgerJSON {
         writer.endArray()
         writer.endObject()
         return writer.bytes
-    }
-
-    // MARK: - Columns
-
-    /// The text of an id list column.
-    static func column(ids: [String]) -> String {
-        if ids.isEmpty { return "[]" }
-        var writer = JSONWriter(capacity: 16 + 24 * ids.count)
-        write(ids: ids, to: &writer)
-        return writer.string
-    }
-
-    /// The text of a conflicts column.
-    static func column(conflicts: [LedgerConflict]) -> String {
-        if conflicts.isEmpty { return "[]" }
-        var writer = JSONWriter(capacity: 2 + 96 * conflicts.count)
-        write(conflicts: conflicts, to: &writer)
-        return writer.string
-    }
-
-    /// An id list column read back; a column that is not one (only a hand-edited database) reads as none.
-    public static func ids(column text: String) -> [String] {
-        guard let values = document(text)?.arrayValue else { return [] }
-        return values.compactMap(\.stringValue)
-    }
-
-    /// A conflicts column read back.
-    public static func conflicts(column text: String) -> [LedgerConflict] {
-        guard let values = document(text)?.arrayValue else { return [] }
-        return values.compactMap { value in
-            guard let object = value.objectValue, let original = object.text("original_transaction_id"),
-                let owner = object.text("account")
-            else { return nil }
-            let ids = object["transaction_ids"]?.arrayValue?.compactMap(\.stringValue) ?? []
-            return LedgerConflict(originalTransactionID: original, owner: owner, transactionIDs: ids)
-        }
-    }
-
-    private static func document(_ text: String) -> JSONValue? {
-        var reader = JSONReader(Array(text.utf8), maximumDepth: 8)
-        return try? reader.document()
     }
 
     private static func optional(_ name: String, _ value: String?, to writer: inout JSONWriter) {
