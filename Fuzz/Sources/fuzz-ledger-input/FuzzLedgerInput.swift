@@ -6,7 +6,8 @@ import ReceiptModel
 // (`ProductCatalogue(json:)`), a `--ledger` value (`LedgerLocation(parsing:)`), an account id
 // (`LedgerEntry.isValidAccount`), an identifier (`LedgerLimits.isIdentifier`), and the audit trail's JSON
 // columns as a store reads them back
-// (`LedgerJSON.ids(column:)`, `LedgerJSON.conflicts(column:)`).
+// (`LedgerColumnJSON.ids(column:)`, `LedgerColumnJSON.conflicts(column:)`, which refuse what the ledger never
+// writes).
 //
 // Checked besides "does not trap": a catalogue that parses, written back as JSON, parses to the same catalogue;
 // a location that parses prints (without its password) as text that parses to the same location minus the
@@ -83,15 +84,19 @@ enum FuzzLedgerInput {
     }
 
     static func columns(_ text: String) {
-        let ids = LedgerJSON.ids(column: text)
-        var writer = JSONWriter()
-        LedgerJSON.write(ids: ids, to: &writer)
-        guard LedgerJSON.ids(column: writer.string) == ids else { fatalError("an id column does not round trip") }
-        let conflicts = LedgerJSON.conflicts(column: text)
-        var conflictWriter = JSONWriter()
-        LedgerJSON.write(conflicts: conflicts, to: &conflictWriter)
-        guard LedgerJSON.conflicts(column: conflictWriter.string) == conflicts else {
-            fatalError("a conflicts column does not round trip")
+        if let ids = try? LedgerColumnJSON.ids(column: text) {
+            var writer = JSONWriter()
+            LedgerColumnJSON.write(ids: ids, to: &writer)
+            guard (try? LedgerColumnJSON.ids(column: writer.string)) == ids else {
+                fatalError("an id column does not round trip")
+            }
+        }
+        if let conflicts = try? LedgerColumnJSON.conflicts(column: text) {
+            var writer = JSONWriter()
+            LedgerColumnJSON.write(conflicts: conflicts, to: &writer)
+            guard (try? LedgerColumnJSON.conflicts(column: writer.string)) == conflicts else {
+                fatalError("a conflicts column does not round trip")
+            }
         }
     }
 }
