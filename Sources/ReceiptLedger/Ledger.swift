@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// ```swift
 /// let ledger = Ledger(store: try SQLiteLedgerStore(path: "receipt-ledger.sqlite"))
-/// let outcome = try await ledger.record(LedgerEntry(verification: result, received: body, endpoint: "my-app",
+/// // An entry from a verdict: `LedgerEntry(verification:…)` in ReceiptIntake (which computes the audit digest).
+/// let outcome = try await ledger.record(try LedgerEntry(verification: result, received: body, endpoint: "my-app",
 ///     account: userID, time: now, catalogue: ledger.catalogue, onConflict: ledger.onConflict))
 /// for id in outcome.newTransactionIDs { credit(userID, id) }   // each id is new once, ever
 /// ```
