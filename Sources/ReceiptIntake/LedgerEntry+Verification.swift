@@ -18,7 +18,7 @@ extension LedgerEntry {
     /// - Throws: ``IntakeError/Code/digestFailed`` when the audit entry's digest cannot be computed: an entry
     ///   without the receipt's digest is not recorded.
     public init(
-        verification result: AttributedVerdict, received: [UInt8], endpoint: String, account: String?,
+        verification result: AttributedVerdict, received: ArraySlice<UInt8>, endpoint: String, account: String?,
         time: ReceiptDate, catalogue: ProductCatalogue, onConflict: ConflictPolicy
     ) throws(IntakeError) {
         let verdict = result.verdict
@@ -45,19 +45,19 @@ extension LedgerEntry {
     /// received.
     /// - Throws: ``IntakeError/Code/digestFailed``.
     public static func sha256(ofDecoded received: [UInt8]) throws(IntakeError) -> String {
-        try sha256(of: nil, received: received)
+        try sha256(of: nil, received: received[...])
     }
 
     /// The same hash, from the receipt the verifier already decoded when there is one (an app receipt's DER is
     /// kept as a slice; nothing is decoded again).
-    static func sha256(of receipt: ReceiptInput?, received: [UInt8]) throws(IntakeError) -> String {
+    static func sha256(of receipt: ReceiptInput?, received: ArraySlice<UInt8>) throws(IntakeError) -> String {
         if case .appReceipt(let decoded)? = receipt { return try sha256(decoded.encoded) }
         let canonical: ArraySlice<UInt8>
         do throws(ReceiptError) {
-            canonical = try ReceiptInput.canonicalBytes(of: received[...]).bytes
+            canonical = try ReceiptInput.canonicalBytes(of: received).bytes
         } catch {
             // Not a receipt's form at all: what was received is what the audit entry names.
-            canonical = received[...]
+            canonical = received
         }
         return try sha256(canonical)
     }

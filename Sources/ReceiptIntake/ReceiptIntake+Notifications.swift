@@ -77,7 +77,7 @@ extension ReceiptIntake {
         }
         let verdict = local.verdict
         var entry = try LedgerEntry(
-            verification: .local(verdict), received: call.latestReceipt, endpoint: auditEndpoint, account: nil,
+            verification: .local(verdict), received: call.latestReceipt[...], endpoint: auditEndpoint, account: nil,
             time: now, catalogue: ledger.catalogue, onConflict: .report)
         let type = call.notificationType
         let notification = LedgerNotification(

@@ -32,7 +32,7 @@ extension ReceiptIntake {
             return ReceiptAnswer(result: decided, status: status, ledger: nil, supplement: nil)
         }
         var entry = try LedgerEntry(
-            verification: decided, received: Array(call.receiptData), endpoint: call.auditEndpoint,
+            verification: decided, received: call.receiptData, endpoint: call.auditEndpoint,
             account: call.account,
             time: call.now, catalogue: ledger.catalogue, onConflict: ledger.onConflict)
         entry.readsSubscriptions = consultation.readsSubscriptions

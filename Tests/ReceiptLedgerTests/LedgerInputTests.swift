@@ -67,7 +67,7 @@ import Testing
         let catalogue = ProductCatalogue(kinds: ["org.example.receiptforge.pro": .nonRenewing])
         let now = ReceiptDate(clampingMillisecondsSince1970: 1_800_000_000_000)
         let entry = try LedgerEntry(
-            verification: .local(verdict), received: bytes, endpoint: "/v1/verify", account: "alice", time: now,
+            verification: .local(verdict), received: bytes[...], endpoint: "/v1/verify", account: "alice", time: now,
             catalogue: catalogue, onConflict: .report)
         #expect(entry.verdict == .valid)
         #expect(
@@ -86,7 +86,7 @@ import Testing
         let bytes = try Self.fixture("tampered-payload.receipt")
         let verdict = try Self.verifier().verify(bytes)
         let entry = try LedgerEntry(
-            verification: .local(verdict), received: bytes, endpoint: "/v1/verify", account: "alice",
+            verification: .local(verdict), received: bytes[...], endpoint: "/v1/verify", account: "alice",
             time: ReceiptDate(clampingMillisecondsSince1970: 0), catalogue: ProductCatalogue(), onConflict: .report)
         #expect(entry.verdict == .invalid)
         #expect(entry.transactions.isEmpty)
