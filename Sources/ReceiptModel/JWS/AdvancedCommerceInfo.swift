@@ -5,7 +5,7 @@ public struct AdvancedCommerceInfo: SignedObject {
 
     public init(fields: JSONObject) { self.fields = fields }
 
-    public static let documentedMembers = [
+    package static let documentedMembers = [
         "requestReferenceId", "descriptors", "items", "period", "taxCode", "taxExclusivePrice", "estimatedTax",
         "taxRate", "consistencyToken",
     ]

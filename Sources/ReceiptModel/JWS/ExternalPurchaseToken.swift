@@ -5,7 +5,7 @@ public struct ExternalPurchaseToken: SignedObject {
 
     public init(fields: JSONObject) { self.fields = fields }
 
-    public static let documentedMembers = [
+    package static let documentedMembers = [
         "externalPurchaseId", "tokenCreationDate", "appAppleId", "bundleId", "tokenExpirationDate", "tokenType",
     ]
 

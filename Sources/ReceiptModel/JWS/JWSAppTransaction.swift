@@ -7,7 +7,7 @@ public struct JWSAppTransaction: SignedObject {
 
     public init(fields: JSONObject) { self.fields = fields }
 
-    public static let documentedMembers = [
+    package static let documentedMembers = [
         "receiptType", "appAppleId", "bundleId", "applicationVersion", "versionExternalIdentifier",
         "receiptCreationDate", "originalPurchaseDate", "originalApplicationVersion", "deviceVerification",
         "deviceVerificationNonce", "preorderDate", "appTransactionId", "originalPlatform", "signedDate",

@@ -4,7 +4,7 @@ public struct NotificationData: SignedObject {
 
     public init(fields: JSONObject) { self.fields = fields }
 
-    public static let documentedMembers = [
+    package static let documentedMembers = [
         "appAppleId", "bundleId", "bundleVersion", "environment", "signedTransactionInfo", "signedRenewalInfo",
         "status", "consumptionRequestReason",
     ]

@@ -4,7 +4,7 @@ public struct NotificationSummary: SignedObject {
 
     public init(fields: JSONObject) { self.fields = fields }
 
-    public static let documentedMembers = [
+    package static let documentedMembers = [
         "requestIdentifier", "environment", "appAppleId", "bundleId", "productId", "storefrontCountryCodes",
         "failedCount", "succeededCount",
     ]

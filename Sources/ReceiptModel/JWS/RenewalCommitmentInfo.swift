@@ -5,7 +5,7 @@ public struct RenewalCommitmentInfo: SignedObject {
 
     public init(fields: JSONObject) { self.fields = fields }
 
-    public static let documentedMembers = [
+    package static let documentedMembers = [
         "commitmentAutoRenewProductId", "commitmentAutoRenewStatus", "commitmentRenewalBillingPlanType",
         "commitmentRenewalDate", "commitmentRenewalPrice",
     ]

@@ -4,7 +4,7 @@ public struct TransactionCommitmentInfo: SignedObject {
 
     public init(fields: JSONObject) { self.fields = fields }
 
-    public static let documentedMembers = [
+    package static let documentedMembers = [
         "billingPeriodNumber", "totalBillingPeriods", "commitmentExpiresDate", "commitmentPrice",
     ]
 
