@@ -123,10 +123,10 @@ extension ReceiptVerifier {
 
     /// The most certificates a receipt may embed: Apple's receipts carry 3 (leaf, WWDR intermediate, Apple Root
     /// CA), Xcode's 1. Each one costs a `d2i_X509` and can be a signature check, so this bounds a receipt's cost.
-    package static let maximumEmbeddedCertificates = 3
+    public static let maximumEmbeddedCertificates = 3
     /// The largest embedded certificate accepted, in bytes. Apple's are 0.9–1.5 KB; a 4,096-bit RSA
     /// certificate with the usual extensions stays under 2 KB.
-    package static let maximumCertificateSize = 4096
+    public static let maximumCertificateSize = 4096
     /// RSA modulus sizes accepted in an app receipt's chain: Apple's are all 2,048 bits.
     static let appReceiptKeyBits = 2048...4096
     /// The largest RSA public exponent accepted, in bits: 65,537 (F4, what every Apple certificate uses) has 17.
