@@ -5,7 +5,7 @@ public struct AdvancedCommerceInfo: SignedObject {
 
     public init(fields: JSONObject) { self.fields = fields }
 
-    package static let documentedMembers = [
+    public static let documentedMembers = [
         "requestReferenceId", "descriptors", "items", "period", "taxCode", "taxExclusivePrice", "estimatedTax",
         "taxRate", "consistencyToken",
     ]

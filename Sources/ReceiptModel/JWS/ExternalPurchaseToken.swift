@@ -5,7 +5,7 @@ public struct ExternalPurchaseToken: SignedObject {
 
     public init(fields: JSONObject) { self.fields = fields }
 
-    package static let documentedMembers = [
+    public static let documentedMembers = [
         "externalPurchaseId", "tokenCreationDate", "appAppleId", "bundleId", "tokenExpirationDate", "tokenType",
     ]
 

@@ -7,7 +7,7 @@ public struct JWSAppTransaction: SignedObject {
 
     public init(fields: JSONObject) { self.fields = fields }
 
-    package static let documentedMembers = [
+    public static let documentedMembers = [
         "receiptType", "appAppleId", "bundleId", "applicationVersion", "versionExternalIdentifier",
         "receiptCreationDate", "originalPurchaseDate", "originalApplicationVersion", "deviceVerification",
         "deviceVerificationNonce", "preorderDate", "appTransactionId", "originalPlatform", "signedDate",

@@ -5,7 +5,7 @@ public struct JWSRenewalInfo: SignedObject {
 
     public init(fields: JSONObject) { self.fields = fields }
 
-    package static let documentedMembers = [
+    public static let documentedMembers = [
         "originalTransactionId", "autoRenewProductId", "productId", "autoRenewStatus", "isInBillingRetryPeriod",
         "gracePeriodExpiresDate", "expirationIntent", "priceIncreaseStatus", "signedDate", "environment",
         "recentSubscriptionStartDate", "renewalDate", "offerType", "offerIdentifier", "offerDiscountType",

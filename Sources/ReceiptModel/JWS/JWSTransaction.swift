@@ -7,7 +7,7 @@ public struct JWSTransaction: SignedObject {
 
     public init(fields: JSONObject) { self.fields = fields }
 
-    package static let documentedMembers = [
+    public static let documentedMembers = [
         "transactionId", "originalTransactionId", "webOrderLineItemId", "bundleId", "productId",
         "subscriptionGroupIdentifier", "purchaseDate", "originalPurchaseDate", "expiresDate", "quantity", "type",
         "appAccountToken", "inAppOwnershipType", "signedDate", "revocationReason", "revocationDate", "isUpgraded",

@@ -4,7 +4,7 @@ public struct NotificationAppData: SignedObject {
 
     public init(fields: JSONObject) { self.fields = fields }
 
-    package static let documentedMembers = ["appAppleId", "bundleId", "environment", "signedAppTransactionInfo"]
+    public static let documentedMembers = ["appAppleId", "bundleId", "environment", "signedAppTransactionInfo"]
 
     /// Absent in Sandbox.
     public var appAppleID: Int64? { fields.integer("appAppleId") }

@@ -4,7 +4,7 @@ public struct NotificationData: SignedObject {
 
     public init(fields: JSONObject) { self.fields = fields }
 
-    package static let documentedMembers = [
+    public static let documentedMembers = [
         "appAppleId", "bundleId", "bundleVersion", "environment", "signedTransactionInfo", "signedRenewalInfo",
         "status", "consumptionRequestReason",
     ]

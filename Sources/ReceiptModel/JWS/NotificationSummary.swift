@@ -4,7 +4,7 @@ public struct NotificationSummary: SignedObject {
 
     public init(fields: JSONObject) { self.fields = fields }
 
-    package static let documentedMembers = [
+    public static let documentedMembers = [
         "requestIdentifier", "environment", "appAppleId", "bundleId", "productId", "storefrontCountryCodes",
         "failedCount", "succeededCount",
     ]

@@ -8,7 +8,7 @@ public struct NotificationV2: SignedObject {
 
     public init(fields: JSONObject) { self.fields = fields }
 
-    package static let documentedMembers = [
+    public static let documentedMembers = [
         "notificationType", "subtype", "notificationUUID", "version", "signedDate", "data", "summary",
         "externalPurchaseToken", "appData",
     ]

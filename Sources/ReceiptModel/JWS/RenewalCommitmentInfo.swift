@@ -5,7 +5,7 @@ public struct RenewalCommitmentInfo: SignedObject {
 
     public init(fields: JSONObject) { self.fields = fields }
 
-    package static let documentedMembers = [
+    public static let documentedMembers = [
         "commitmentAutoRenewProductId", "commitmentAutoRenewStatus", "commitmentRenewalBillingPlanType",
         "commitmentRenewalDate", "commitmentRenewalPrice",
     ]

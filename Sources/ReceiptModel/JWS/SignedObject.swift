@@ -3,7 +3,7 @@
 ///
 /// Apple keeps adding members. One it has not documented yet (or that this package does not know) is never an
 /// error: it stays in ``fields`` and is listed by ``undocumentedMembers``.
-package protocol SignedObject: Sendable, Hashable {
+public protocol SignedObject: Sendable, Hashable {
     /// The members, in order, as signed.
     var fields: JSONObject { get }
     /// The member names Apple documents for this object as of 2026, each read by a typed accessor.
@@ -12,7 +12,7 @@ package protocol SignedObject: Sendable, Hashable {
 
 extension SignedObject {
     /// The members Apple does not document for this object (or added after this package), in order.
-    package var undocumentedMembers: [String] {
+    public var undocumentedMembers: [String] {
         fields.members.map(\.key).filter { !Self.documentedMembers.contains($0) }
     }
 }

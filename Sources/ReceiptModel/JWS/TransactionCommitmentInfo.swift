@@ -4,7 +4,7 @@ public struct TransactionCommitmentInfo: SignedObject {
 
     public init(fields: JSONObject) { self.fields = fields }
 
-    package static let documentedMembers = [
+    public static let documentedMembers = [
         "billingPeriodNumber", "totalBillingPeriods", "commitmentExpiresDate", "commitmentPrice",
     ]
 
