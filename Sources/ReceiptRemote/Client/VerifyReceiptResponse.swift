@@ -1,5 +1,5 @@
 public import ReceiptModel
-public import ReceiptVerification
+package import ReceiptVerification
 
 /// Apple's verifyReceipt answer, decoded into typed values with nothing dropped.
 ///

@@ -1,4 +1,4 @@
-public import ReceiptModel
+package import ReceiptModel
 public import ReceiptVerification
 
 /// verifyReceipt's `status` for a verdict: the one place it is computed, for the CLI, `/v1/verify` and

@@ -1,6 +1,6 @@
 internal import BER
 internal import Foundation
-public import ReceiptCrypto
+package import ReceiptCrypto
 
 /// The certificates a receipt's chain may end at.
 ///
@@ -31,13 +31,20 @@ public struct TrustAnchors: Sendable {
     /// replace it with a certificate whose key they hold.
     package var xcodeTestingFingerprint: [UInt8] = TrustAnchors.xcodeStoreKitTestingFingerprint
 
-    /// Apple's pinned roots, nothing else, Xcode not trusted.
+    /// Apple's pinned roots, nothing else, Xcode not trusted. Further roots come from ``addRoots(fromPath:)``.
     public init(
         pinnedFingerprints: Set<[UInt8]> = [
             TrustAnchors.appleRootCAFingerprint, TrustAnchors.appleRootCAG3Fingerprint,
         ],
-        additionalRoots: [Certificate] = [], allowsXcodeStoreKitTesting: Bool = false
+        allowsXcodeStoreKitTesting: Bool = false
     ) {
+        self.init(
+            pinnedFingerprints: pinnedFingerprints, additionalRoots: [],
+            allowsXcodeStoreKitTesting: allowsXcodeStoreKitTesting)
+    }
+
+    /// The same with parsed roots, inside the package (ReceiptCrypto's `Certificate` is not public API).
+    package init(pinnedFingerprints: Set<[UInt8]>, additionalRoots: [Certificate], allowsXcodeStoreKitTesting: Bool) {
         self.pinnedFingerprints = pinnedFingerprints
         self.additionalRoots = additionalRoots
         self.allowsXcodeStoreKitTesting = allowsXcodeStoreKitTesting

@@ -1,5 +1,5 @@
 internal import ReceiptCrypto
-public import ReceiptModel
+package import ReceiptModel
 
 /// What a caller requires of a genuine receipt beyond its signature: its app, environment, version and device.
 ///
