@@ -1,8 +1,8 @@
-public import Hummingbird
-public import Logging
+import Hummingbird
+package import Logging
 import NIOCore
-public import ReceiptModel
-public import ReceiptVerification
+package import ReceiptModel
+package import ReceiptVerification
 import Synchronization
 
 /// A loopback stand-in for Apple's verifyReceipt endpoints, with scripted behaviours and a record of
@@ -19,24 +19,24 @@ import Synchronization
 /// try await standIn.withRunning { addresses in … addresses.productionURL … }
 /// standIn.callCount(.production)                      // 2
 /// ```
-public final class AppleStandIn: Sendable {
+package final class AppleStandIn: Sendable {
     /// How the faithful behaviour decides.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// When set, receipts it proves `invalid` get 21003 (inconclusive ones, like iOS 6 receipts whose
         /// chain cannot be completed offline, are accepted as Apple would). `nil`: decode only.
-        public var verifier: ReceiptVerifier?
+        package var verifier: ReceiptVerifier?
         /// When set, a request whose `password` differs gets 21004, and only a matching one gets
         /// `latest_receipt_info`. `nil`: any password is accepted.
-        public var sharedSecret: String?
+        package var sharedSecret: String?
         /// The answer's `request_date`, and "now" for 21006; `nil` leaves `request_date` out.
-        public var now: (@Sendable () -> ReceiptDate)?
+        package var now: (@Sendable () -> ReceiptDate)?
         /// When set, `latest_receipt_info` adds one renewal per subscription, expiring at this instant:
         /// what Apple knows and an old receipt cannot show.
-        public var renewedUntil: ReceiptDate?
+        package var renewedUntil: ReceiptDate?
         /// The largest request body read.
-        public var maximumRequestSize: Int
+        package var maximumRequestSize: Int
 
-        public init(
+        package init(
             verifier: ReceiptVerifier? = nil, sharedSecret: String? = nil, now: (@Sendable () -> ReceiptDate)? = nil,
             renewedUntil: ReceiptDate? = nil, maximumRequestSize: Int = 16 * 1024 * 1024
         ) {
@@ -54,12 +54,12 @@ public final class AppleStandIn: Sendable {
         var recorded: [RecordedRequest] = []
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let logger: Logger
     private let state = Mutex(State())
 
     /// - Parameter logger: the listeners' logger; request bodies are never logged.
-    public init(configuration: Configuration = Configuration(), logger: Logger = Logger(label: "apple-standin")) {
+    package init(configuration: Configuration = Configuration(), logger: Logger = Logger(label: "apple-standin")) {
         self.configuration = configuration
         self.logger = logger
     }
@@ -67,25 +67,25 @@ public final class AppleStandIn: Sendable {
     // MARK: - Scripting and recording
 
     /// Appends behaviours to an endpoint's script; each request takes the next one.
-    public func script(_ endpoint: ReceiptEnvironment, _ behaviours: [StandInBehaviour]) {
+    package func script(_ endpoint: ReceiptEnvironment, _ behaviours: [StandInBehaviour]) {
         state.withLock { $0.scripts[endpoint, default: []] += behaviours }
     }
 
     /// What an endpoint does once its script is used up (``StandInBehaviour/apple`` at first).
-    public func setDefault(_ endpoint: ReceiptEnvironment, _ behaviour: StandInBehaviour) {
+    package func setDefault(_ endpoint: ReceiptEnvironment, _ behaviour: StandInBehaviour) {
         state.withLock { $0.defaults[endpoint] = behaviour }
     }
 
     /// Every request received so far, in arrival order (optionally only one endpoint's).
-    public func requests(_ endpoint: ReceiptEnvironment? = nil) -> [RecordedRequest] {
+    package func requests(_ endpoint: ReceiptEnvironment? = nil) -> [RecordedRequest] {
         state.withLock { state in state.recorded.filter { endpoint == nil || $0.endpoint == endpoint } }
     }
 
     /// How many requests an endpoint received.
-    public func callCount(_ endpoint: ReceiptEnvironment) -> Int { requests(endpoint).count }
+    package func callCount(_ endpoint: ReceiptEnvironment) -> Int { requests(endpoint).count }
 
     /// Forgets scripts, defaults and recorded requests.
-    public func reset() { state.withLock { $0 = State() } }
+    package func reset() { state.withLock { $0 = State() } }
 
     private func nextBehaviour(recording request: RecordedRequest) -> StandInBehaviour {
         state.withLock { state in
@@ -107,7 +107,7 @@ public final class AppleStandIn: Sendable {
     ///   - productionPort: 0 for an ephemeral port.
     ///   - sandboxPort: 0 for an ephemeral port.
     ///   - onReady: called once with the bound ports.
-    public func run(
+    package func run(
         host: String = "127.0.0.1", productionPort: Int = 0, sandboxPort: Int = 0,
         onReady: @escaping @Sendable (StandInAddresses) async -> Void
     ) async throws {
@@ -144,7 +144,7 @@ public final class AppleStandIn: Sendable {
     }
 
     /// Starts both listeners on 127.0.0.1 (ephemeral ports), runs `body` with their addresses, then stops them.
-    public func withRunning<T: Sendable>(
+    package func withRunning<T: Sendable>(
         host: String = "127.0.0.1", _ body: (StandInAddresses) async throws -> T
     ) async throws -> T {
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -1,20 +1,20 @@
-public import ReceiptModel
-public import ReceiptVerification
+import ReceiptModel
+package import ReceiptVerification
 
 /// One request the stand-in received, kept for tests to assert on.
-public struct RecordedRequest: Sendable {
+package struct RecordedRequest: Sendable {
     /// The endpoint that received it.
-    public let endpoint: ReceiptEnvironment
+    package let endpoint: ReceiptEnvironment
     /// The body exactly as received.
-    public let body: [UInt8]
+    package let body: [UInt8]
     /// `receipt-data`, when the body is a JSON object carrying it as a string.
-    public let receiptData: String?
+    package let receiptData: String?
     /// `password`, when present.
-    public let password: String?
+    package let password: String?
     /// `exclude-old-transactions`, when present.
-    public let excludeOldTransactions: Bool?
+    package let excludeOldTransactions: Bool?
     /// `false` when the body is not a JSON object.
-    public let isJSONObject: Bool
+    package let isJSONObject: Bool
 
     init(endpoint: ReceiptEnvironment, body: [UInt8]) {
         self.endpoint = endpoint

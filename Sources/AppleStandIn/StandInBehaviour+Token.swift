@@ -2,7 +2,7 @@ extension StandInBehaviour {
     /// Parses the command line's short form: `apple`, `status:N`, `retryable:N` (21100-style with
     /// `is-retryable: true`), `http:N`, `malformed`, `drop`, `huge:BYTES`, `slow:MILLISECONDS` (then Apple's answer).
     /// `nil` for anything else.
-    public init?(token: String) {
+    package init?(token: String) {
         let parts = token.split(separator: ":", maxSplits: 1).map(String.init)
         let number = parts.count == 2 ? Int(parts[1]) : nil
         switch (parts.first ?? "", number) {

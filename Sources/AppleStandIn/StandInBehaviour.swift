@@ -1,6 +1,6 @@
 /// What the stand-in does with one request. Scripts are lists of these, consumed in order per endpoint;
 /// when a script runs out, the endpoint's default (``apple`` unless changed) answers.
-public indirect enum StandInBehaviour: Sendable, Hashable {
+package indirect enum StandInBehaviour: Sendable, Hashable {
     /// Answer as Apple does: decode the receipt, 21007/21008 for the wrong endpoint, 21002 for
     /// undecodable data, 21003 when the configured verifier proves it false, 21004 for a wrong shared
     /// secret, else status 0 (21006 for an expired iOS 6 subscription) with Apple's JSON.

@@ -1,7 +1,7 @@
 /// An OBJECT IDENTIFIER kept as its encoded arcs (X.690 §8.19), so comparing two is a byte compare.
 public struct ASN1ObjectIdentifier: Hashable, Sendable, CustomStringConvertible {
     /// The content octets of the encoding.
-    public let encodedArcs: ArraySlice<UInt8>
+    package let encodedArcs: ArraySlice<UInt8>
 
     /// Wraps content octets after checking they are well-formed base-128 arcs; `nil` otherwise.
     public init?(encodedArcs: ArraySlice<UInt8>) {

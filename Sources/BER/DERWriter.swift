@@ -105,7 +105,7 @@ public struct DERWriter: Sendable {
 
     /// Writes a `SET OF` whose already encoded elements are sorted as DER requires: ascending
     /// octet strings, a shorter one first when it is a prefix of a longer one (X.690 §11.6).
-    public mutating func setOf(sorting elements: [[UInt8]], lengthForm: LengthForm? = nil) {
+    package mutating func setOf(sorting elements: [[UInt8]], lengthForm: LengthForm? = nil) {
         let sorted = elements.sorted { $0.lexicographicallyPrecedes($1) }
         constructed(.set, lengthForm: lengthForm) { writer in
             for element in sorted { writer.bytes.append(contentsOf: element) }
@@ -170,14 +170,14 @@ public struct DERWriter: Sendable {
 
     /// Writes an `IA5String`. The string's UTF-8 octets are written as they are; keeping them ASCII
     /// is the caller's business (the forge writes non-ASCII on purpose to make malformed receipts).
-    public mutating func ia5String(_ value: String) {
+    package mutating func ia5String(_ value: String) {
         primitive(.ia5String, content: value.utf8)
     }
 
     // MARK: - Encoding helpers
 
     /// The content octets of `value` as a minimal two's-complement `INTEGER`.
-    public static func integerContent(_ value: Int64) -> [UInt8] {
+    package static func integerContent(_ value: Int64) -> [UInt8] {
         var content: [UInt8] = []
         content.reserveCapacity(8)
         var shift = 56
@@ -197,7 +197,7 @@ public struct DERWriter: Sendable {
     }
 
     /// The length octets of a definite `length`: short form below 128, long form above (X.690 §8.1.3).
-    public static func lengthOctets(_ length: Int) -> [UInt8] {
+    package static func lengthOctets(_ length: Int) -> [UInt8] {
         if length < 0x80 { return [UInt8(length)] }
         var octets: [UInt8] = []
         var rest = length

@@ -6,7 +6,7 @@ extension Certificate {
     /// Exists so extra trust anchors can be loaded from files whatever their encoding: a file that starts
     /// with `-----BEGIN` is read as PEM, anything else as a single DER certificate.
     /// - Throws: ``CryptoError/Code/invalidCertificate`` when nothing parses or a PEM block is malformed.
-    public static func certificates(fromFileContents bytes: [UInt8]) throws(CryptoError) -> [Certificate] {
+    package static func certificates(fromFileContents bytes: [UInt8]) throws(CryptoError) -> [Certificate] {
         let marker = Array("-----BEGIN".utf8)
         let start = bytes.firstIndex { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 } ?? bytes.endIndex
         guard bytes[start...].starts(with: marker) else {

@@ -16,47 +16,47 @@ internal import COpenSSL
 /// `@unchecked Sendable`: every stored property is an immutable Swift value except the `X509` pointer,
 /// which after `init` is only read (OpenSSL documents `X509` objects as safe for concurrent read-only
 /// use once their extensions are cached, which `init` forces with `X509_get_extension_flags`).
-public final class Certificate: @unchecked Sendable {
+package final class Certificate: @unchecked Sendable {
     let pointer: OpaquePointer
 
     /// The DER encoding the certificate was parsed from.
     ///
     /// A copy of the caller's bytes, kept so the certificate outlives the receipt it came from
     /// (the verified-chain cache holds certificates across receipts).
-    public let derEncoded: [UInt8]
+    package let derEncoded: [UInt8]
     /// The subject name in RFC 2253 form, e.g. `CN=Apple Root CA,OU=Apple Certification Authority,O=Apple Inc.,C=US`.
-    public let subject: String
+    package let subject: String
     /// The issuer name in RFC 2253 form.
-    public let issuer: String
+    package let issuer: String
     /// The DER encoding of the subject `Name`.
-    public let subjectDER: [UInt8]
+    package let subjectDER: [UInt8]
     /// The DER encoding of the issuer `Name`, as RFC 5652 §10.2.4 `IssuerAndSerialNumber` carries it.
-    public let issuerDER: [UInt8]
+    package let issuerDER: [UInt8]
     /// The content octets of the `serialNumber` INTEGER (two's complement, as encoded).
-    public let serialNumber: [UInt8]
+    package let serialNumber: [UInt8]
     /// The start of the validity period, in seconds since 1970-01-01T00:00:00Z.
-    public let notBefore: Int64
+    package let notBefore: Int64
     /// The end of the validity period, in seconds since 1970-01-01T00:00:00Z.
-    public let notAfter: Int64
+    package let notAfter: Int64
     /// SHA-256 of ``derEncoded``: the fingerprint trust anchors are pinned by.
-    public let sha256Fingerprint: [UInt8]
+    package let sha256Fingerprint: [UInt8]
     /// The dotted OIDs of every extension, in encoded order.
-    public let extensionOIDs: [String]
+    package let extensionOIDs: [String]
     /// `true` when basicConstraints says `cA: TRUE` (RFC 5280 §4.2.1.9).
-    public let isCA: Bool
+    package let isCA: Bool
     /// `true` when subject and issuer names are equal (the certificate claims to be self-issued).
-    public let isSelfIssued: Bool
+    package let isSelfIssued: Bool
     /// The subject public key, parsed once.
-    public let publicKey: PublicKey
+    package let publicKey: PublicKey
     /// The subjectKeyIdentifier extension's key identifier (RFC 5280 §4.2.1.2), when present: how a
     /// CMS `SignerIdentifier` may name its certificate instead of issuer and serial.
-    public let subjectKeyIdentifier: [UInt8]?
+    package let subjectKeyIdentifier: [UInt8]?
 
     /// Parses one DER certificate.
     ///
     /// - Parameter derEncoded: exactly one DER `Certificate`; trailing bytes are rejected.
     /// - Throws: ``CryptoError/Code/invalidCertificate`` when OpenSSL cannot parse it or a field is unusable.
-    public init(derEncoded der: ArraySlice<UInt8>) throws(CryptoError) {
+    package init(derEncoded der: ArraySlice<UInt8>) throws(CryptoError) {
         var consumed = 0
         let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return nil }
@@ -163,7 +163,7 @@ public final class Certificate: @unchecked Sendable {
     deinit { X509_free(pointer) }
 
     /// `true` when `issuer`'s key verifies this certificate's signature (X509_verify); names are not compared.
-    public func isSigned(by issuer: Certificate) -> Bool {
+    package func isSigned(by issuer: Certificate) -> Bool {
         // A predicate, not a setup step: 1 = signed by that key; 0 or -1 = not (the queue is drained).
         let result = withExtendedLifetime(issuer) { X509_verify(pointer, issuer.publicKey.pointer) }
         _ = CryptoError.drainErrorQueue()
@@ -171,7 +171,7 @@ public final class Certificate: @unchecked Sendable {
     }
 
     /// `true` when the certificate carries an extension with this dotted OID (critical or not).
-    public func hasExtension(_ oid: String) -> Bool { extensionOIDs.contains(oid) }
+    package func hasExtension(_ oid: String) -> Bool { extensionOIDs.contains(oid) }
 
     /// `true` when the certificate is valid at `instant` (whole seconds since 1970): `notBefore ≤ instant <
     /// notAfter`.
@@ -181,17 +181,17 @@ public final class Certificate: @unchecked Sendable {
     /// never depends on whether OpenSSL or a cache answered. A receipt's millisecond instant is floored to its
     /// second first (``ReceiptDate/secondsSince1970``), which makes the rule exact in milliseconds too:
     /// `notBefore·1000 ≤ t < notAfter·1000`.
-    public func isValid(at instant: Int64) -> Bool {
+    package func isValid(at instant: Int64) -> Bool {
         Self.validity(notBefore: notBefore, notAfter: notAfter, contains: instant)
     }
 
     /// The validity rule of ``isValid(at:)`` for any window (a cached path's intersection of windows, say).
-    public static func validity(notBefore: Int64, notAfter: Int64, contains instant: Int64) -> Bool {
+    package static func validity(notBefore: Int64, notAfter: Int64, contains instant: Int64) -> Bool {
         notBefore <= instant && instant < notAfter
     }
 
     /// The SHA-256 fingerprint as upper-case hex, the form Apple and the docs print.
-    public var sha256FingerprintHex: String {
+    package var sha256FingerprintHex: String {
         Hex.encode(sha256Fingerprint, uppercase: true)
     }
 

@@ -2,9 +2,9 @@
 ///
 /// Failures are mapped from `X509_STORE_CTX_get_error` to the few kinds a receipt verdict
 /// distinguishes; the OpenSSL error number and text are kept for messages.
-public struct ChainVerificationResult: Sendable {
+package struct ChainVerificationResult: Sendable {
     /// Why a path did not validate.
-    public enum Failure: String, Sendable, Hashable {
+    package enum Failure: String, Sendable, Hashable {
         /// A certificate's notAfter is before the validation time.
         case expired
         /// A certificate's notBefore is after the validation time.
@@ -23,19 +23,19 @@ public struct ChainVerificationResult: Sendable {
     }
 
     /// `nil` when the path validated.
-    public let failure: Failure?
+    package let failure: Failure?
     /// The depth in the chain OpenSSL reported the error at (0 = leaf); 0 when verified.
-    public let depth: Int
+    package let depth: Int
     /// The raw `X509_V_ERR_*` value (0 = `X509_V_OK`).
-    public let openSSLError: Int32
+    package let openSSLError: Int32
     /// OpenSSL's text for ``openSSLError``.
-    public let message: String
+    package let message: String
     /// The certificates of the path OpenSSL built, leaf first (partial when validation failed).
-    public let chain: [Certificate]
+    package let chain: [Certificate]
 
     /// The subjects (RFC 2253) of ``chain``, leaf first.
-    public var subjects: [String] { chain.map(\.subject) }
+    package var subjects: [String] { chain.map(\.subject) }
 
     /// `true` when the path validated.
-    public var isVerified: Bool { failure == nil }
+    package var isVerified: Bool { failure == nil }
 }

@@ -7,7 +7,7 @@ internal import COpenSSL
 /// the anchors and the time. The purpose check is "any" (Xcode's StoreKit certificate carries extended
 /// key usage code signing, and Apple's receipt leaves are not S/MIME certificates), and partial chains
 /// are not accepted: a path must end at one of `anchors`.
-public enum ChainVerifier {
+package enum ChainVerifier {
     /// Validates `leaf` through `intermediates` up to one of `anchors` at `time`.
     ///
     /// - Parameters:
@@ -19,7 +19,7 @@ public enum ChainVerifier {
     ///     (`X509_V_FLAG_NO_CHECK_TIME`), for a receipt that names no instant: what can be decided still is.
     /// - Returns: the outcome; a failed validation is a value, not an error.
     /// - Throws: only when OpenSSL cannot set up the check (allocation failure).
-    public static func verify(
+    package static func verify(
         leaf: Certificate, intermediates: [Certificate], anchors: [Certificate], at time: Int64?
     ) throws(CryptoError) -> ChainVerificationResult {
         let store = try openSSLCheck(X509_STORE_new(), "X509_STORE_new")

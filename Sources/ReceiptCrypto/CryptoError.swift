@@ -1,13 +1,13 @@
-public import BER
+package import BER
 internal import COpenSSL
 
 /// An error from the crypto layer: an OpenSSL call failed or was handed input it cannot use.
 ///
 /// `code` is stable and compared for equality; `reason` says what happened in words, and for
 /// OpenSSL failures includes the function name and OpenSSL's drained error queue.
-public struct CryptoError: CodedError {
+package struct CryptoError: CodedError {
     /// A stable identifier of the kind of failure.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Sendable {
             case openSSLCallFailed = "crypto.openssl_call_failed"
             case invalidKey = "crypto.invalid_key"
@@ -18,22 +18,22 @@ public struct CryptoError: CodedError {
         private init(_ kind: Kind) { self.kind = kind }
 
         /// An OpenSSL call returned a failure value.
-        public static let openSSLCallFailed = Code(.openSSLCallFailed)
+        package static let openSSLCallFailed = Code(.openSSLCallFailed)
         /// Key bytes could not be parsed as a key of a supported type.
-        public static let invalidKey = Code(.invalidKey)
+        package static let invalidKey = Code(.invalidKey)
         /// Certificate bytes could not be parsed.
-        public static let invalidCertificate = Code(.invalidCertificate)
+        package static let invalidCertificate = Code(.invalidCertificate)
         /// The algorithm is not one this layer implements.
-        public static let unsupportedAlgorithm = Code(.unsupportedAlgorithm)
+        package static let unsupportedAlgorithm = Code(.unsupportedAlgorithm)
 
         /// The code as a dotted string, e.g. `crypto.invalid_key`.
-        public var description: String { kind.rawValue }
+        package var description: String { kind.rawValue }
     }
 
-    public let code: Code
-    public let reason: String
-    public let file: String
-    public let line: UInt
+    package let code: Code
+    package let reason: String
+    package let file: String
+    package let line: UInt
 
     init(_ code: Code, _ reason: String, file: String = #fileID, line: UInt = #line) {
         self.code = code

@@ -4,14 +4,14 @@ internal import COpenSSL
 ///
 /// Fetching by name takes locks inside OpenSSL 3.0, so each algorithm is fetched a single time per
 /// process and the `EVP_MD` reused for every receipt.
-public enum DigestAlgorithm: String, Sendable, Hashable, CaseIterable {
+package enum DigestAlgorithm: String, Sendable, Hashable, CaseIterable {
     case sha1
     case sha256
     case sha384
     case sha512
 
     /// The digest length in bytes.
-    public var byteCount: Int {
+    package var byteCount: Int {
         switch self {
         case .sha1: 20
         case .sha256: 32
@@ -32,7 +32,7 @@ public enum DigestAlgorithm: String, Sendable, Hashable, CaseIterable {
     }
 
     /// Hashes `bytes` in one call.
-    public func hash(_ bytes: ArraySlice<UInt8>) throws(CryptoError) -> [UInt8] {
+    package func hash(_ bytes: ArraySlice<UInt8>) throws(CryptoError) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let md = evpMD
@@ -52,7 +52,7 @@ extension DigestAlgorithm {
     ///
     /// Used to key the verified-chain cache by all certificate bytes of a receipt, which lie in
     /// separate slices.
-    public func hash(concatenating parts: [ArraySlice<UInt8>]) throws(CryptoError) -> [UInt8] {
+    package func hash(concatenating parts: [ArraySlice<UInt8>]) throws(CryptoError) -> [UInt8] {
         let context = try openSSLCheck(EVP_MD_CTX_new(), "EVP_MD_CTX_new")
         defer { EVP_MD_CTX_free(context) }
         try openSSLCheck(EVP_DigestInit_ex(context, evpMD, nil), "EVP_DigestInit_ex")

@@ -5,11 +5,11 @@ internal import COpenSSL
 /// RSA and EC keys come from PEM; an HMAC key wraps a secret (the forge's HS256 forgery). Never used on the
 /// verification path. Owns its `EVP_PKEY`; `@unchecked Sendable` for the same reason as ``PublicKey``:
 /// read-only after `init`, a fresh `EVP_PKEY_CTX` or `EVP_MD_CTX` per signature.
-public final class PrivateKey: @unchecked Sendable {
+package final class PrivateKey: @unchecked Sendable {
     let pointer: OpaquePointer
 
     /// Parses a PEM private key (PKCS#8 or traditional RSA), unencrypted.
-    public init(pem: String) throws(CryptoError) {
+    package init(pem: String) throws(CryptoError) {
         let bio = try openSSLCheck(BIO_new(BIO_s_mem()), "BIO_new")
         defer { BIO_free(bio) }
         let bytes = Array(pem.utf8)
@@ -23,7 +23,7 @@ public final class PrivateKey: @unchecked Sendable {
     ///
     /// The forge keys HS256 with a signer's public key bytes: the algorithm-confusion forgery a verifier that
     /// trusts the header's `alg` would accept.
-    public init(hmacSecret secret: [UInt8]) throws(CryptoError) {
+    package init(hmacSecret secret: [UInt8]) throws(CryptoError) {
         guard !secret.isEmpty else { throw CryptoError(.invalidKey, "an HMAC secret needs at least one byte") }
         pointer = try openSSLCheck(
             secret.withUnsafeBufferPointer {
@@ -35,7 +35,7 @@ public final class PrivateKey: @unchecked Sendable {
     deinit { EVP_PKEY_free(pointer) }
 
     /// The matching public key, as a DER `SubjectPublicKeyInfo`.
-    public func subjectPublicKeyInfo() throws(CryptoError) -> [UInt8] {
+    package func subjectPublicKeyInfo() throws(CryptoError) -> [UInt8] {
         var out: UnsafeMutablePointer<UInt8>? = nil
         let length = i2d_PUBKEY(pointer, &out)
         guard length > 0, let out else { throw CryptoError.openSSL("i2d_PUBKEY") }
@@ -44,7 +44,7 @@ public final class PrivateKey: @unchecked Sendable {
     }
 
     /// Makes an RSA PKCS#1 v1.5 signature over an already computed digest.
-    public func signRSAPKCS1(digest: [UInt8], algorithm: DigestAlgorithm) throws(CryptoError) -> [UInt8] {
+    package func signRSAPKCS1(digest: [UInt8], algorithm: DigestAlgorithm) throws(CryptoError) -> [UInt8] {
         let context = try openSSLCheck(EVP_PKEY_CTX_new(pointer, nil), "EVP_PKEY_CTX_new")
         defer { EVP_PKEY_CTX_free(context) }
         try openSSLCheck(EVP_PKEY_sign_init(context), "EVP_PKEY_sign_init")
@@ -71,7 +71,7 @@ public final class PrivateKey: @unchecked Sendable {
     /// integers, concatenated. ECDSA takes a fresh random nonce, so two signatures of the same message differ.
     /// - Returns: the 64-byte `R || S`.
     /// - Throws: ``CryptoError/Code/unsupportedAlgorithm`` when this is not an EC P-256 key.
-    public func signES256(message: ArraySlice<UInt8>) throws(CryptoError) -> [UInt8] {
+    package func signES256(message: ArraySlice<UInt8>) throws(CryptoError) -> [UInt8] {
         guard EVP_PKEY_is_a(pointer, "EC") == 1, groupName == "prime256v1" else {
             throw CryptoError(.unsupportedAlgorithm, "ES256 needs an EC P-256 key")
         }
@@ -96,7 +96,7 @@ public final class PrivateKey: @unchecked Sendable {
 
     /// Makes an HS256 tag (RFC 7518 §3.2: HMAC with SHA-256) over `message`; the key must come from
     /// ``init(hmacSecret:)``.
-    public func signHS256(message: ArraySlice<UInt8>) throws(CryptoError) -> [UInt8] {
+    package func signHS256(message: ArraySlice<UInt8>) throws(CryptoError) -> [UInt8] {
         guard EVP_PKEY_is_a(pointer, "HMAC") == 1 else {
             throw CryptoError(.unsupportedAlgorithm, "HS256 needs an HMAC key")
         }
@@ -104,7 +104,7 @@ public final class PrivateKey: @unchecked Sendable {
     }
 
     /// Makes an RS256 signature (RFC 7518 §3.3: RSASSA-PKCS1-v1_5 with SHA-256) over `message`.
-    public func signRS256(message: ArraySlice<UInt8>) throws(CryptoError) -> [UInt8] {
+    package func signRS256(message: ArraySlice<UInt8>) throws(CryptoError) -> [UInt8] {
         guard EVP_PKEY_is_a(pointer, "RSA") == 1 else {
             throw CryptoError(.unsupportedAlgorithm, "RS256 needs an RSA key")
         }

@@ -6,7 +6,7 @@ internal import Synchronization
 /// Owns its `EVP_PKEY` and a small pool of verification contexts. `@unchecked Sendable`: after `init`
 /// the key is only read, and OpenSSL 3 documents `EVP_PKEY` as safe for concurrent read-only use; each
 /// `EVP_PKEY_CTX` is used by one thread at a time (taken from the pool under its mutex, or made fresh).
-public final class PublicKey: @unchecked Sendable {
+package final class PublicKey: @unchecked Sendable {
     let pointer: OpaquePointer
 
     /// Initialised verification contexts, per scheme, ready for another `EVP_PKEY_verify`.
@@ -30,7 +30,7 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     /// Parses a DER `SubjectPublicKeyInfo`.
-    public init(subjectPublicKeyInfo der: ArraySlice<UInt8>) throws(CryptoError) {
+    package init(subjectPublicKeyInfo der: ArraySlice<UInt8>) throws(CryptoError) {
         let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor = buffer.baseAddress
             return d2i_PUBKEY(nil, &cursor, buffer.count)
@@ -51,11 +51,11 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     /// `true` when this is an RSA key.
-    public var isRSA: Bool { EVP_PKEY_get_base_id(pointer) == EVP_PKEY_RSA }
+    package var isRSA: Bool { EVP_PKEY_get_base_id(pointer) == EVP_PKEY_RSA }
 
     /// The named curve of an elliptic-curve key as OpenSSL calls it (`prime256v1`, `secp384r1`); `nil` for
     /// other keys.
-    public var curveName: String? {
+    package var curveName: String? {
         guard EVP_PKEY_get_base_id(pointer) == EVP_PKEY_EC else { return nil }
         var name = [CChar](repeating: 0, count: 64)
         var length = 0
@@ -71,17 +71,17 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     /// `true` when this is a key on P-256, the only curve of ES256 (RFC 7518 §3.4).
-    public var isP256: Bool { curveName == "prime256v1" }
+    package var isP256: Bool { curveName == "prime256v1" }
 
     /// The key size in bits.
-    public var bitCount: Int { Int(EVP_PKEY_get_bits(pointer)) }
+    package var bitCount: Int { Int(EVP_PKEY_get_bits(pointer)) }
 
     /// The bit length of an RSA key's public exponent (17 for 65537); `nil` for other keys.
     ///
     /// An RSA verification costs about one modular multiplication per exponent bit, and OpenSSL accepts any
     /// exponent below the modulus: a 2048-bit exponent makes one check ~100 times dearer than 65537 does.
     /// Verifiers bound it before they check a signature with a key that came from outside.
-    public var rsaPublicExponentBitCount: Int? {
+    package var rsaPublicExponentBitCount: Int? {
         guard isRSA else { return nil }
         var exponent: OpaquePointer? = nil
         guard EVP_PKEY_get_bn_param(pointer, OSSL_PKEY_PARAM_RSA_E, &exponent) == 1, let exponent else {
@@ -100,7 +100,7 @@ public final class PublicKey: @unchecked Sendable {
     ///   - algorithm: the digest algorithm named in the DigestInfo the signature wraps.
     /// - Returns: `true` when the signature matches; `false` for any mismatch.
     /// - Throws: only when OpenSSL cannot set up the check (not an RSA key, allocation failure).
-    public func verifyRSAPKCS1(
+    package func verifyRSAPKCS1(
         signature: ArraySlice<UInt8>, digest: [UInt8], algorithm: DigestAlgorithm
     ) throws(CryptoError) -> Bool {
         guard isRSA else { throw CryptoError(.unsupportedAlgorithm, "the signer key is not an RSA key") }
@@ -141,7 +141,7 @@ public final class PublicKey: @unchecked Sendable {
     /// - Returns: `true` when the signature matches; `false` for any mismatch, any other length, or an R or S
     ///   that is zero or not below the group order.
     /// - Throws: only when OpenSSL cannot set up the check (not a P-256 key, allocation failure).
-    public func verifyES256(signature: ArraySlice<UInt8>, message: ArraySlice<UInt8>) throws(CryptoError) -> Bool {
+    package func verifyES256(signature: ArraySlice<UInt8>, message: ArraySlice<UInt8>) throws(CryptoError) -> Bool {
         guard isP256 else { throw CryptoError(.unsupportedAlgorithm, "the signer key is not an EC P-256 key") }
         guard signature.count == 64 else { return false }
         let digest = try DigestAlgorithm.sha256.hash(message)

@@ -60,7 +60,7 @@ public struct ReceiptError: CodedError {
     public let code: Code
     public let reason: String
     /// The reader's error when the cause is malformed BER.
-    public let underlying: BERError?
+    package let underlying: BERError?
     public let file: String
     public let line: UInt
 

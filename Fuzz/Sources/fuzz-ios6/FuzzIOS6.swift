@@ -1,5 +1,5 @@
 import FuzzSupport
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 
 // fuzz-ios6: iOS 6 transaction receipts. Each input is tried as
 //   1. the outer old-style plist text (`{ "signature" = "…"; "purchase-info" = "…"; … }`),

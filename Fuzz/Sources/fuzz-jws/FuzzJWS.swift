@@ -1,5 +1,5 @@
 import FuzzSupport
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 import ReceiptVerification
 
 // fuzz-jws: a StoreKit 2 JWS or a notification's `signedPayload` as a client or an impersonated Apple sends it.

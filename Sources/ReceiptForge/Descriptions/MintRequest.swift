@@ -47,10 +47,10 @@ public struct MintRequest: Hashable, Sendable, Codable {
     }
 
     /// `true` for iOS 6 transaction receipts.
-    public var isIOS6: Bool { ios6 != nil }
+    package var isIOS6: Bool { ios6 != nil }
 
     /// `true` when the output is base64 text.
-    public var isBase64: Bool { output == "base64" }
+    package var isBase64: Bool { output == "base64" }
 
     /// The signed payload's description: `receipt` with the generated purchases appended.
     public var signedReceipt: ReceiptDescription? {
@@ -67,7 +67,7 @@ public struct MintRequest: Hashable, Sendable, Codable {
     }
 
     /// The `purchase-info` entries actually carried by an iOS 6 receipt.
-    public var carriedPurchaseInfo: [IOS6PlistEntry]? {
+    package var carriedPurchaseInfo: [IOS6PlistEntry]? {
         guard let ios6 else { return nil }
         guard let replacements = tamper?.purchaseInfo else { return ios6.purchaseInfo }
         return ios6.purchaseInfo(replacing: replacements)
@@ -122,19 +122,19 @@ public struct MintRequest: Hashable, Sendable, Codable {
     }
 
     /// The file extension of the minted file: `receipt` (DER), `txt` (iOS 6 plist text) or `b64`.
-    public var fileExtension: String {
+    package var fileExtension: String {
         isBase64 ? "b64" : (isIOS6 ? "txt" : "receipt")
     }
 
     /// The bytes of the fixture file: ``mint(pki:)``, base64-encoded when `output` is `base64`.
-    public func fileContents(pki: TestPKI) throws(ForgeError) -> [UInt8] {
+    package func fileContents(pki: TestPKI) throws(ForgeError) -> [UInt8] {
         let minted = try mint(pki: pki)
         return isBase64 ? Array(Data(minted).base64EncodedString().utf8) : minted
     }
 
     /// The `NAME.expected.json` document for a fixture file named `fileName`, or `nil` without
     /// ``expected``. Keys are sorted, so it is byte-stable.
-    public func expectationJSON(fileName: String) throws(ForgeError) -> Data? {
+    package func expectationJSON(fileName: String) throws(ForgeError) -> Data? {
         guard let expected else { return nil }
         // Generated purchases are summarised (parameters, first, last) rather than listed, so a
         // 1,200-purchase fixture's expectation stays small; the carried receipt lists the rest.

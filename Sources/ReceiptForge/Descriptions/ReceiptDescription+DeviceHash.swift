@@ -10,7 +10,7 @@ extension ReceiptDescription {
     /// platform (and odd ones) can be minted.
     /// - Throws: ``ForgeError`` ``ForgeError/Code/invalidRequest`` when the description has no opaque value or
     ///   no bundle id (the hash covers both), ``ForgeError/Code/signingFailed`` when hashing fails.
-    public func deviceHash(for identifier: [UInt8]) throws(ForgeError) -> ByteString {
+    package func deviceHash(for identifier: [UInt8]) throws(ForgeError) -> ByteString {
         guard let opaqueValue, let bundleID else {
             throw ForgeError(.invalidRequest, "a device hash covers the opaque value and the bundle id: set both")
         }

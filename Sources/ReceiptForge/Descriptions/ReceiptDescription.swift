@@ -10,21 +10,21 @@ public struct ReceiptDescription: Hashable, Sendable, Codable {
     /// Type 0: `Production`, `ProductionSandbox`, `Xcode`, … (UTF8String).
     public var receiptType: String?
     /// Type 1: the app's item id, `0` in the sandbox (INTEGER).
-    public var appItemID: Int64?
+    package var appItemID: Int64?
     /// Type 2: the bundle identifier (UTF8String).
     public var bundleID: String?
     /// Type 3: the app version (UTF8String).
     public var applicationVersion: String?
     /// Type 4: the opaque value (raw bytes).
-    public var opaqueValue: ByteString?
+    package var opaqueValue: ByteString?
     /// Type 5: the SHA-1 device hash (raw bytes, normally 20).
-    public var sha1Hash: ByteString?
+    package var sha1Hash: ByteString?
     /// Type 10: the age rating, e.g. `4+` (IA5String).
     public var ageRating: String?
     /// Type 12: the receipt creation date (IA5String).
     public var creationDate: String?
     /// Type 15: the download id (INTEGER).
-    public var downloadID: Int64?
+    package var downloadID: Int64?
     /// Type 16: the version external identifier (INTEGER).
     public var versionExternalIdentifier: Int64?
     /// Type 18: the original purchase date (IA5String).

@@ -1,29 +1,29 @@
 /// What a verifier that trusts `certs/test-jws-root.pem` as an extra root, and validates the chain at the payload's
 /// `signedDate`, should conclude about a JWS fixture.
-public struct JWSFixtureExpectation: Hashable, Sendable, Codable {
+package struct JWSFixtureExpectation: Hashable, Sendable, Codable {
     /// `valid` or `invalid`.
-    public var verdict: String
+    package var verdict: String
     /// The deciding reason code (`jws.algorithm_rejected`, `chain.expired`, …); `nil` when valid.
-    public var reason: String?
+    package var reason: String?
     /// `true` for the Xcode-signed fixture: valid once the verifier opts in to Xcode's StoreKit testing key.
-    public var validWithXcodeOptIn: Bool?
+    package var validWithXcodeOptIn: Bool?
     /// One sentence on what the fixture exercises.
-    public var exercises: String
+    package var exercises: String
     /// What recording the (valid) JWS leaves in an empty ledger; docs/jws.md says why for each notification type.
-    public var ledger: Ledger?
+    package var ledger: Ledger?
 
     /// A ledger's state after recording one JWS, as the corpus tests read it back.
-    public struct Ledger: Hashable, Sendable, Codable {
+    package struct Ledger: Hashable, Sendable, Codable {
         /// The notification's id (`notificationUUID`), when the JWS is a notification.
-        public var notification: String?
+        package var notification: String?
         /// The transaction ids now held, in ascending order.
-        public var transactions: [String]
+        package var transactions: [String]
         /// The ones of them held as refunded or revoked.
-        public var refunded: [String]
+        package var refunded: [String]
         /// The original transaction id whose renewal state is now held, when the JWS carried renewal info.
-        public var renewal: String?
+        package var renewal: String?
 
-        public init(notification: String?, transactions: [String], refunded: [String], renewal: String?) {
+        package init(notification: String?, transactions: [String], refunded: [String], renewal: String?) {
             self.notification = notification
             self.transactions = transactions
             self.refunded = refunded
@@ -31,7 +31,7 @@ public struct JWSFixtureExpectation: Hashable, Sendable, Codable {
         }
     }
 
-    public init(
+    package init(
         verdict: String, reason: String? = nil, validWithXcodeOptIn: Bool? = nil, exercises: String,
         ledger: Ledger? = nil
     ) {

@@ -2,7 +2,7 @@
 /// the `x5c` chain, the bytes), so a verifier must reject it for that one reason.
 ///
 /// The raw values are the names request files use (`"variant": "alg-none"`).
-public enum JWSHostileVariant: String, Hashable, Sendable, Codable, CaseIterable {
+package enum JWSHostileVariant: String, Hashable, Sendable, Codable, CaseIterable {
     /// `alg` `none` and an empty signature segment (RFC 7518 §3.6): "trust me".
     case algorithmNone = "alg-none"
     /// `alg` HS256 keyed with the leaf's public key (its DER `SubjectPublicKeyInfo`): the algorithm-confusion forgery

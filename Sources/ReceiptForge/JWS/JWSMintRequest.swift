@@ -1,32 +1,32 @@
-public import Foundation
-public import ReceiptModel
+package import Foundation
+package import ReceiptModel
 
 /// A committed recipe for one JWS fixture (`fixtures/jws/descriptions/NAME.json`): exactly one payload
 /// (`transaction`, `renewalInfo` or `notification` member by member, or `payload`, any JSON object, with its
 /// `payloadKind`), an optional hostile `variant`, whether to write the HTTP body of a notification too, and the
 /// verdict it is meant to get.
-public struct JWSMintRequest: Hashable, Sendable, Codable {
-    public var transaction: JWSTransactionDescription?
-    public var renewalInfo: JWSRenewalInfoDescription?
-    public var notification: NotificationV2Description?
+package struct JWSMintRequest: Hashable, Sendable, Codable {
+    package var transaction: JWSTransactionDescription?
+    package var renewalInfo: JWSRenewalInfoDescription?
+    package var notification: NotificationV2Description?
     /// The kind of ``jsonPayload``: `transaction`, `renewal_info`, `app_transaction` or `notification`.
-    public var payloadKind: String?
+    package var payloadKind: String?
     /// The description's `payload`: JSON, members in the order written (read with the package's own JSON reader,
     /// which keeps order); nested JWS given as objects are minted.
-    public var jsonPayload: JSONObject?
+    package var jsonPayload: JSONObject?
     /// The hostile change; absent for a valid JWS.
-    public var variant: JWSHostileVariant?
+    package var variant: JWSHostileVariant?
     /// `true`: also write `NAME.body.json`, the `{"signedPayload": …}` body Apple POSTs (notifications).
-    public var httpBody: Bool?
+    package var httpBody: Bool?
     /// The intended verdict.
-    public var expected: JWSFixtureExpectation
+    package var expected: JWSFixtureExpectation
 
     enum CodingKeys: String, CodingKey {
         case transaction, renewalInfo, notification, payloadKind, variant, httpBody, expected
     }
 
     /// Reads a request from JSON.
-    public init(json: Data) throws(ForgeError) {
+    package init(json: Data) throws(ForgeError) {
         do {
             self = try JSONDecoder().decode(JWSMintRequest.self, from: json)
         } catch {
@@ -42,7 +42,7 @@ public struct JWSMintRequest: Hashable, Sendable, Codable {
 
     /// The one payload the request describes.
     /// - Throws: ``ForgeError/Code/invalidRequest`` unless exactly one of the three is present.
-    public func payload() throws(ForgeError) -> JWSPayloadDescription {
+    package func payload() throws(ForgeError) -> JWSPayloadDescription {
         switch (transaction, renewalInfo, notification, jsonPayload) {
         case (let transaction?, nil, nil, nil): return .transaction(transaction)
         case (nil, let renewalInfo?, nil, nil): return .renewalInfo(renewalInfo)
@@ -59,13 +59,13 @@ public struct JWSMintRequest: Hashable, Sendable, Codable {
     }
 
     /// Mints the JWS text (no newline).
-    public func mint(pki: TestPKI) throws(ForgeError) -> String {
+    package func mint(pki: TestPKI) throws(ForgeError) -> String {
         try JWSMinter(pki: pki).mint(payload(), variant: variant)
     }
 
     /// The `NAME.expected.json` document for the fixture file `fileName`: sorted keys, so it is byte-stable even
     /// though the JWS itself is not.
-    public func expectationJSON(fileName: String) throws(ForgeError) -> Data {
+    package func expectationJSON(fileName: String) throws(ForgeError) -> Data {
         let payload = try payload()
         let document = ExpectedJWSFixture(
             fixture: fileName, verdict: expected.verdict, reason: expected.reason, payloadType: payload.kind,

@@ -11,22 +11,23 @@ import ReceiptModel
 ///
 /// ES256 signatures take a random nonce, so every mint gives another signature (and, for notifications, other
 /// nested JWS); the header and payload of a transaction or renewal info are the same every time.
-public struct JWSMinter: Sendable {
+package struct JWSMinter: Sendable {
     /// The test PKI holding the JWS certificates (`scripts/make-test-pki --jws`).
-    public let pki: TestPKI
+    package let pki: TestPKI
 
-    public init(pki: TestPKI) {
+    package init(pki: TestPKI) {
         self.pki = pki
     }
 
     /// Mints `payload` as a valid JWS, or as `variant` of it.
     /// - Throws: ``ForgeError`` when a certificate or key is missing or signing fails.
-    public func mint(_ payload: JWSPayloadDescription, variant: JWSHostileVariant? = nil) throws(ForgeError) -> String {
+    package func mint(_ payload: JWSPayloadDescription, variant: JWSHostileVariant? = nil) throws(ForgeError) -> String
+    {
         try mint(payloadJSON: payloadJSON(payload), variant: variant)
     }
 
     /// The payload's JSON text; a notification's nested JWS are minted (valid) on the way.
-    public func payloadJSON(_ payload: JWSPayloadDescription) throws(ForgeError) -> [UInt8] {
+    package func payloadJSON(_ payload: JWSPayloadDescription) throws(ForgeError) -> [UInt8] {
         switch payload {
         case .transaction(let transaction):
             return transaction.payloadJSON()
@@ -71,7 +72,7 @@ public struct JWSMinter: Sendable {
     }
 
     /// Signs `payloadJSON` as a valid JWS, or as `variant` of it.
-    public func mint(payloadJSON: [UInt8], variant: JWSHostileVariant?) throws(ForgeError) -> String {
+    package func mint(payloadJSON: [UInt8], variant: JWSHostileVariant?) throws(ForgeError) -> String {
         let plan = JWSSigningPlan(variant: variant)
         let header = try headerJSON(plan)
         let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(payloadJSON)
@@ -90,7 +91,7 @@ public struct JWSMinter: Sendable {
     }
 
     /// The body Apple POSTs to a server's notification URL: `{"signedPayload":"<JWS>"}`.
-    public static func notificationBody(signedPayload: String) -> [UInt8] {
+    package static func notificationBody(signedPayload: String) -> [UInt8] {
         var writer = JSONWriter(capacity: signedPayload.utf8.count + 20)
         writer.beginObject()
         writer.field("signedPayload", signedPayload)

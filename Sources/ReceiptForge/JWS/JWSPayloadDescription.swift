@@ -1,8 +1,8 @@
-public import ReceiptModel
+package import ReceiptModel
 
 /// One payload the JWS forge signs: a transaction, a renewal info or a V2 notification described member by member,
 /// or any payload given as its JSON (``json(_:kind:)``), whatever members it has.
-public enum JWSPayloadDescription: Hashable, Sendable {
+package enum JWSPayloadDescription: Hashable, Sendable {
     case transaction(JWSTransactionDescription)
     case renewalInfo(JWSRenewalInfoDescription)
     case notification(NotificationV2Description)
@@ -13,7 +13,7 @@ public enum JWSPayloadDescription: Hashable, Sendable {
 
     /// The kind as fixtures' `payload_type` names it: `transaction`, `renewal_info`, `app_transaction` or
     /// `notification`.
-    public var kind: String {
+    package var kind: String {
         switch self {
         case .transaction: "transaction"
         case .renewalInfo: "renewal_info"
@@ -23,7 +23,7 @@ public enum JWSPayloadDescription: Hashable, Sendable {
     }
 
     /// The payload's `signedDate` (milliseconds since 1970): the instant a verifier validates the chain at.
-    public var signedDate: Int64? {
+    package var signedDate: Int64? {
         switch self {
         case .transaction(let transaction): transaction.signedDate
         case .renewalInfo(let renewalInfo): renewalInfo.signedDate

@@ -3,31 +3,31 @@ import ReceiptModel
 /// The payload of a StoreKit 2 signed renewal info (Apple's `JWSRenewalInfoDecodedPayload`), as the forge signs it.
 ///
 /// Property names are Apple's JSON member names; dates are milliseconds since 1970; `nil` leaves a member out.
-public struct JWSRenewalInfoDescription: Hashable, Sendable, Codable {
-    public var originalTransactionId: String?
-    public var autoRenewProductId: String?
-    public var productId: String?
+package struct JWSRenewalInfoDescription: Hashable, Sendable, Codable {
+    package var originalTransactionId: String?
+    package var autoRenewProductId: String?
+    package var productId: String?
     /// 1: renews automatically; 0: the customer turned renewal off.
-    public var autoRenewStatus: Int64?
-    public var isInBillingRetryPeriod: Bool?
-    public var gracePeriodExpiresDate: Int64?
+    package var autoRenewStatus: Int64?
+    package var isInBillingRetryPeriod: Bool?
+    package var gracePeriodExpiresDate: Int64?
     /// 1 cancelled, 2 billing error, 3 price increase not consented, 4 product unavailable, 5 other.
-    public var expirationIntent: Int64?
-    public var priceIncreaseStatus: Int64?
-    public var signedDate: Int64?
+    package var expirationIntent: Int64?
+    package var priceIncreaseStatus: Int64?
+    package var signedDate: Int64?
     /// `Sandbox`, `Production` or `Xcode`.
-    public var environment: String?
-    public var recentSubscriptionStartDate: Int64?
-    public var renewalDate: Int64?
-    public var offerType: Int64?
-    public var offerIdentifier: String?
-    public var appAccountToken: String?
+    package var environment: String?
+    package var recentSubscriptionStartDate: Int64?
+    package var renewalDate: Int64?
+    package var offerType: Int64?
+    package var offerIdentifier: String?
+    package var appAccountToken: String?
 
     /// A description with every member absent; set the ones the payload carries.
-    public init() {}
+    package init() {}
 
     /// The payload's JSON text, members in the order of Apple's documentation, absent ones left out.
-    public func payloadJSON() -> [UInt8] {
+    package func payloadJSON() -> [UInt8] {
         var writer = JSONWriter(capacity: 512)
         writer.beginObject()
         writer.field("originalTransactionId", ifPresent: originalTransactionId)

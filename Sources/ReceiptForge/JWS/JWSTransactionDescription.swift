@@ -4,44 +4,44 @@ import ReceiptModel
 ///
 /// Property names are Apple's JSON member names, so a description file reads like the payload it mints. Dates are
 /// milliseconds since 1970 (integers, as Apple writes them); `nil` leaves a member out rather than writing `null`.
-public struct JWSTransactionDescription: Hashable, Sendable, Codable {
-    public var transactionId: String?
-    public var originalTransactionId: String?
-    public var webOrderLineItemId: String?
-    public var bundleId: String?
-    public var productId: String?
-    public var subscriptionGroupIdentifier: String?
-    public var purchaseDate: Int64?
-    public var originalPurchaseDate: Int64?
-    public var expiresDate: Int64?
-    public var quantity: Int64?
+package struct JWSTransactionDescription: Hashable, Sendable, Codable {
+    package var transactionId: String?
+    package var originalTransactionId: String?
+    package var webOrderLineItemId: String?
+    package var bundleId: String?
+    package var productId: String?
+    package var subscriptionGroupIdentifier: String?
+    package var purchaseDate: Int64?
+    package var originalPurchaseDate: Int64?
+    package var expiresDate: Int64?
+    package var quantity: Int64?
     /// `Auto-Renewable Subscription`, `Non-Consumable`, `Consumable` or `Non-Renewing Subscription`.
-    public var type: String?
-    public var appAccountToken: String?
+    package var type: String?
+    package var appAccountToken: String?
     /// `PURCHASED` or `FAMILY_SHARED`.
-    public var inAppOwnershipType: String?
-    public var signedDate: Int64?
-    public var revocationReason: Int64?
-    public var revocationDate: Int64?
-    public var isUpgraded: Bool?
-    public var offerType: Int64?
-    public var offerIdentifier: String?
+    package var inAppOwnershipType: String?
+    package var signedDate: Int64?
+    package var revocationReason: Int64?
+    package var revocationDate: Int64?
+    package var isUpgraded: Bool?
+    package var offerType: Int64?
+    package var offerIdentifier: String?
     /// `Sandbox`, `Production` or `Xcode`.
-    public var environment: String?
-    public var storefront: String?
-    public var storefrontId: String?
+    package var environment: String?
+    package var storefront: String?
+    package var storefrontId: String?
     /// `PURCHASE` or `RENEWAL`.
-    public var transactionReason: String?
+    package var transactionReason: String?
     /// In milliunits of `currency` (1990 is 1.99).
-    public var price: Int64?
-    public var currency: String?
-    public var appTransactionId: String?
+    package var price: Int64?
+    package var currency: String?
+    package var appTransactionId: String?
 
     /// A description with every member absent; set the ones the payload carries.
-    public init() {}
+    package init() {}
 
     /// The payload's JSON text, members in the order of Apple's documentation, absent ones left out.
-    public func payloadJSON() -> [UInt8] {
+    package func payloadJSON() -> [UInt8] {
         var writer = JSONWriter(capacity: 1024)
         writer.beginObject()
         writer.field("transactionId", ifPresent: transactionId)

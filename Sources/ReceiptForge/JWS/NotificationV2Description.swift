@@ -4,23 +4,23 @@ import ReceiptModel
 /// signs it; Apple POSTs it as `{"signedPayload": "<JWS>"}`.
 ///
 /// Property names are Apple's JSON member names; `nil` leaves a member out.
-public struct NotificationV2Description: Hashable, Sendable, Codable {
+package struct NotificationV2Description: Hashable, Sendable, Codable {
     /// `SUBSCRIBED`, `DID_RENEW`, `EXPIRED`, `DID_FAIL_TO_RENEW`, `GRACE_PERIOD_EXPIRED`, `REFUND`, `REVOKE`,
     /// `DID_CHANGE_RENEWAL_STATUS`, `DID_CHANGE_RENEWAL_PREF`, ….
-    public var notificationType: String?
-    public var subtype: String?
-    public var notificationUUID: String?
+    package var notificationType: String?
+    package var subtype: String?
+    package var notificationUUID: String?
     /// `2.0`.
-    public var version: String?
-    public var signedDate: Int64?
-    public var data: NotificationDataDescription?
+    package var version: String?
+    package var signedDate: Int64?
+    package var data: NotificationDataDescription?
 
     /// A description with every member absent; set the ones the notification carries.
-    public init() {}
+    package init() {}
 
     /// The payload's JSON text, with `signedTransactionInfo` and `signedRenewalInfo` given as already minted JWS
     /// (`nil` leaves them out).
-    public func payloadJSON(signedTransactionInfo: String?, signedRenewalInfo: String?) -> [UInt8] {
+    package func payloadJSON(signedTransactionInfo: String?, signedRenewalInfo: String?) -> [UInt8] {
         var writer = JSONWriter(capacity: 4096)
         writer.beginObject()
         writer.field("notificationType", ifPresent: notificationType)

@@ -17,7 +17,7 @@ public struct TestPKI: Sendable {
     }
 
     /// The PEM text of the test-only key `test-only-keys/NAME.key.pem`.
-    public func privateKeyPEM(named name: String) throws(ForgeError) -> String {
+    package func privateKeyPEM(named name: String) throws(ForgeError) -> String {
         try text(directory.appendingPathComponent("test-only-keys/\(name).key.pem"))
     }
 

@@ -6,9 +6,9 @@ import ReceiptCrypto
 /// The `signature` blob is `version 3 ‖ 256-byte RSA-SHA1 signature over (version ‖ purchase-info
 /// bytes) ‖ 4-byte big-endian certificate length ‖ certificate DER` (`docs/receipt-format.md` §6). Only
 /// the signer's certificate is embedded, as in Apple's: the chain cannot be completed offline.
-public enum IOS6ReceiptMinter {
+package enum IOS6ReceiptMinter {
     /// The blob version for 256-byte (RSA 2048) signatures.
-    public static let signatureVersion: UInt8 = 3
+    package static let signatureVersion: UInt8 = 3
 
     /// Mints the receipt's plist text (what apps base64-encode and send).
     ///
@@ -17,7 +17,7 @@ public enum IOS6ReceiptMinter {
     ///   - identity: the certificate embedded in the blob and the key that signs.
     ///   - embeddedPurchaseInfo: entries carried instead of the signed ones; passing them makes a
     ///     receipt tampered after signing.
-    public static func mint(
+    package static func mint(
         _ description: IOS6ReceiptDescription, identity: SigningIdentity,
         embeddedPurchaseInfo: [IOS6PlistEntry]? = nil
     ) throws(ForgeError) -> [UInt8] {

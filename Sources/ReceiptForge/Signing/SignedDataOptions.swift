@@ -1,5 +1,5 @@
 public import BER
-public import ReceiptCrypto
+package import ReceiptCrypto
 
 /// How ``ReceiptMinter`` wraps a payload in PKCS#7 `SignedData`.
 ///
@@ -9,7 +9,7 @@ public import ReceiptCrypto
 public struct SignedDataOptions: Sendable {
     /// The digest each signer uses (SHA-1 in Apple receipts up to at least mid-2023, SHA-256 in later ones:
     /// `docs/receipt-format.md` §1).
-    public var digest: DigestAlgorithm
+    package var digest: DigestAlgorithm
     /// The `SignerInfo`s, in order. Empty makes a receipt with no signer.
     public var signers: [SignerOptions]
     /// The `certificates` field, in order (Apple: leaf, intermediate, root). Empty omits the field.
@@ -21,7 +21,7 @@ public struct SignedDataOptions: Sendable {
     public var eContentForm: EContentForm
 
     /// Options for a receipt.
-    public init(
+    package init(
         digest: DigestAlgorithm = .sha256, signers: [SignerOptions], certificates: [ForgeCertificate],
         lengthForm: DERWriter.LengthForm = .definite, eContentForm: EContentForm = .primitive
     ) {

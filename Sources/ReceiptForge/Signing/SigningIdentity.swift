@@ -1,4 +1,4 @@
-public import ReceiptCrypto
+package import ReceiptCrypto
 
 /// A certificate and the private key that signs in its name.
 ///
@@ -8,10 +8,10 @@ public struct SigningIdentity: Sendable {
     /// The certificate named in the `SignerInfo`.
     public let certificate: ForgeCertificate
     /// The key that makes the signature.
-    public let privateKey: PrivateKey
+    package let privateKey: PrivateKey
 
     /// Pairs a certificate with a key.
-    public init(certificate: ForgeCertificate, privateKey: PrivateKey) {
+    package init(certificate: ForgeCertificate, privateKey: PrivateKey) {
         self.certificate = certificate
         self.privateKey = privateKey
     }

@@ -12,7 +12,7 @@ public struct SigningPlan: Hashable, Sendable, Codable {
     /// `primitive`, `xcode` (double OCTET STRING) or `segmented`.
     public var eContent: String?
     /// Segment length for `eContent: segmented`.
-    public var segmentLength: Int?
+    package var segmentLength: Int?
 
     public init(
         digest: String = "sha256", signers: [SignerPlan], certificates: [String], encoding: String? = nil,

@@ -88,10 +88,10 @@ enum PacificTime {
 
 extension ReceiptDate {
     /// Apple's UTC form: `2020-07-22 17:39:08 Etc/GMT`.
-    public var appleGMTString: String { rendered { $0.putAppleGMT(self) } }
+    package var appleGMTString: String { rendered { $0.putAppleGMT(self) } }
 
     /// Apple's Pacific form, daylight saving applied: `2020-07-22 10:39:08 America/Los_Angeles`.
-    public var applePacificString: String { rendered { $0.putApplePacific(self) } }
+    package var applePacificString: String { rendered { $0.putApplePacific(self) } }
 
     /// The longest of Apple's two forms: a date and time of at most 20 bytes and the longer zone name.
     static let appleFormMaximumLength = 20 + 20

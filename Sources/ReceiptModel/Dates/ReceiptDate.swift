@@ -14,7 +14,7 @@ public struct ReceiptDate: Hashable, Comparable, Sendable, CustomStringConvertib
     /// The bound is the type's invariant, so every calendar, time-zone and rendering computation on a date is
     /// safe from overflow whatever the input said: a number from outside that falls outside it (an iOS 6
     /// `purchase-date-ms` of -9223372036854775808, say) never becomes a date.
-    public static let representableMilliseconds: ClosedRange<Int64> = -62_167_305_600_000...253_402_387_199_999
+    package static let representableMilliseconds: ClosedRange<Int64> = -62_167_305_600_000...253_402_387_199_999
 
     /// The instant `millisecondsSince1970` after the epoch; `nil` outside ``representableMilliseconds``.
     public init?(millisecondsSince1970: Int64) {

@@ -8,6 +8,8 @@ extension IOS6TransactionReceipt {
             byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
         }
 
+        /// Reads `{ key = value; … }` and nothing after it, in steps: the opening brace, each entry
+        /// (`readEntry(_:)`), at most `maximumEntries` of them with no key twice, the closing brace, the end.
         static func parseDictionary(_ bytes: ArraySlice<UInt8>, maximumEntries: Int) throws(ReceiptError)
             -> [String: String]
         {
@@ -23,17 +25,7 @@ extension IOS6TransactionReceipt {
                 guard result.count < maximumEntries else {
                     throw ReceiptError(.tooLarge, "more than \(maximumEntries) property list entries")
                 }
-                let key = try cursor.string()
-                cursor.skipWhitespace()
-                guard cursor.take(UInt8(ascii: "=")) else {
-                    throw ReceiptError(.invalidPayload, "expected '=' after \"\(key)\" at offset \(cursor.offset)")
-                }
-                cursor.skipWhitespace()
-                let value = try cursor.string()
-                cursor.skipWhitespace()
-                guard cursor.take(UInt8(ascii: ";")) else {
-                    throw ReceiptError(.invalidPayload, "expected ';' after the value of \"\(key)\"")
-                }
+                let (key, value) = try readEntry(&cursor)
                 guard result[key] == nil else {
                     throw ReceiptError(.duplicateAttribute, "the key \"\(key)\" occurs twice")
                 }
@@ -44,6 +36,22 @@ extension IOS6TransactionReceipt {
                 throw ReceiptError(.invalidPayload, "bytes follow the property list at offset \(cursor.offset)")
             }
             return result
+        }
+
+        /// One `key = value;` entry, the cursor at its key; leaves the cursor after the `;`.
+        private static func readEntry(_ cursor: inout Cursor) throws(ReceiptError) -> (key: String, value: String) {
+            let key = try cursor.string()
+            cursor.skipWhitespace()
+            guard cursor.take(UInt8(ascii: "=")) else {
+                throw ReceiptError(.invalidPayload, "expected '=' after \"\(key)\" at offset \(cursor.offset)")
+            }
+            cursor.skipWhitespace()
+            let value = try cursor.string()
+            cursor.skipWhitespace()
+            guard cursor.take(UInt8(ascii: ";")) else {
+                throw ReceiptError(.invalidPayload, "expected ';' after the value of \"\(key)\"")
+            }
+            return (key, value)
         }
 
         private struct Cursor {

@@ -13,16 +13,16 @@
 /// input fails with a ``ReceiptError`` and never traps.
 public struct IOS6TransactionReceipt: Sendable {
     /// The key verifyReceipt shows for a purchase-info key: `_` for every `-` (`product-id` → `product_id`).
-    public static func responseKey(_ key: String) -> String {
+    package static func responseKey(_ key: String) -> String {
         String(key.map { $0 == "-" ? "_" : $0 })
     }
 
     /// The most base64 or plist bytes accepted (real receipts are 2–4 KB).
     public static let maximumSize = 64 * 1024
     /// The most entries accepted in either property list.
-    public static let maximumEntries = 256
+    package static let maximumEntries = 256
     /// The largest embedded certificate accepted.
-    public static let maximumCertificateSize = 16 * 1024
+    package static let maximumCertificateSize = 16 * 1024
 
     /// Every top-level entry, as text (the `signature` and `purchase-info` values still in base64).
     public let entries: [String: String]
@@ -53,7 +53,7 @@ public struct IOS6TransactionReceipt: Sendable {
         public let certificate: [UInt8]
 
         /// Splits a decoded blob, checking each length against what remains.
-        public init(blob: [UInt8]) throws(ReceiptError) {
+        @_spi(Fuzzing) public init(blob: [UInt8]) throws(ReceiptError) {
             guard let version = blob.first else { throw ReceiptError(.invalidAttribute, "the signature blob is empty") }
             let signatureLength: Int
             switch version {
@@ -162,7 +162,7 @@ public struct IOS6TransactionReceipt: Sendable {
 
     /// `true` when `bytes` start (after whitespace) like a plist dictionary, `{`: how a verifier tells
     /// an iOS 6 receipt from a PKCS#7 one (which starts with 0x30).
-    public static func looksLikePlistText(_ bytes: ArraySlice<UInt8>) -> Bool {
+    @_spi(Fuzzing) public static func looksLikePlistText(_ bytes: ArraySlice<UInt8>) -> Bool {
         bytes.first { !OldStylePlist.isWhitespace($0) } == UInt8(ascii: "{")
     }
 }

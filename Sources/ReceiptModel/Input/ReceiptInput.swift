@@ -16,7 +16,7 @@ public enum ReceiptInput: Sendable {
     /// The bytes a receipt is decoded from, once the client's wrapping is gone: the BER/DER of an app
     /// receipt, or the old-style plist text of an iOS 6 receipt. What Apple's verifyReceipt expects, in
     /// base64, as `receipt-data`.
-    public struct CanonicalBytes: Sendable, Equatable {
+    package struct CanonicalBytes: Sendable, Equatable {
         /// Which decoder the bytes are for.
         public enum Kind: Sendable, Hashable {
             /// PKCS#7 `ContentInfo` (BER/DER), decoded as an ``AppReceipt``.
@@ -31,7 +31,7 @@ public enum ReceiptInput: Sendable {
     }
 
     /// Base64 of the largest receipt accepted is about a third larger than the receipt.
-    public static let maximumInputSize = AppReceipt.maximumSize / 3 * 4 + 4096
+    package static let maximumInputSize = AppReceipt.maximumSize / 3 * 4 + 4096
 
     /// Recognizes and decodes `bytes`.
     /// - Throws: ``ReceiptError`` with a stable code.
@@ -47,7 +47,7 @@ public enum ReceiptInput: Sendable {
 
     /// Decodes bytes ``canonicalBytes(of:)`` recognized.
     /// - Throws: ``ReceiptError`` with a stable code.
-    public init(canonical: CanonicalBytes) throws(ReceiptError) {
+    package init(canonical: CanonicalBytes) throws(ReceiptError) {
         switch canonical.kind {
         case .appReceipt: self = .appReceipt(try AppReceipt(berEncoded: canonical.bytes))
         case .iOS6PlistText: self = .iOS6(try IOS6TransactionReceipt(plistText: canonical.bytes))
@@ -58,7 +58,7 @@ public enum ReceiptInput: Sendable {
     /// base64) and says which decoder the remaining bytes are for. Nothing is decoded beyond base64.
     /// - Throws: ``ReceiptError`` (`receipt.too_large`, `receipt.empty_input`, `receipt.invalid_base64`,
     ///   `receipt.unrecognized_format`).
-    public static func canonicalBytes(of bytes: ArraySlice<UInt8>) throws(ReceiptError) -> CanonicalBytes {
+    package static func canonicalBytes(of bytes: ArraySlice<UInt8>) throws(ReceiptError) -> CanonicalBytes {
         guard bytes.count <= Self.maximumInputSize else {
             throw ReceiptError(.tooLarge, "the input is \(bytes.count) bytes; the limit is \(Self.maximumInputSize)")
         }

@@ -21,13 +21,13 @@ public enum AppleReceiptJSON {
     }
 
     /// About how many bytes one `in_app` entry takes (real ones: 700 to 1,100), for reserving buffers.
-    public static let typicalEntrySize = 1100
+    package static let typicalEntrySize = 1100
 
     /// Bytes to reserve for `entries` rendered `in_app` entries whose records take `recordBytes` in the receipt:
     /// ``typicalEntrySize`` each, but never more than eight times the records' own size. The count comes from
     /// input, and a receipt packed with minimal 12-byte records (rendered as `{}`) would otherwise reserve
     /// 1,100 bytes for every two it writes. A buffer still grows past its reservation when it must.
-    public static func reservation(entries: Int, recordBytes: Int) -> Int {
+    package static func reservation(entries: Int, recordBytes: Int) -> Int {
         let bound = max(0, recordBytes).multipliedReportingOverflow(by: 8)
         let typical = max(0, entries).multipliedReportingOverflow(by: typicalEntrySize)
         // 256 MiB at most, so a caller may add its own few kilobytes without overflow.
@@ -39,7 +39,7 @@ public enum AppleReceiptJSON {
     /// Writes the `receipt` object as the next value of `writer`.
     /// - Parameter rendered: the payload's `in_app` entries already rendered (``RenderedPurchases``), to copy
     ///   instead of rendering them here.
-    public static func write(
+    package static func write(
         _ payload: ReceiptPayload, requestDate: ReceiptDate? = nil, rendered: RenderedPurchases? = nil,
         to writer: inout JSONWriter
     ) {
@@ -81,7 +81,7 @@ public enum AppleReceiptJSON {
     }
 
     /// Writes `purchases` as an array of `in_app` entries, copying those that `rendered` already holds.
-    public static func write(
+    package static func write(
         _ purchases: [InAppPurchase], reusing rendered: RenderedPurchases?, to writer: inout JSONWriter
     ) {
         writer.beginArray()
@@ -129,7 +129,7 @@ public enum AppleReceiptJSON {
 
     /// `name`, `name_ms` and `name_pst`, or nothing when the date is absent. Dates are most of a receipt's
     /// JSON: the three members are written in one append, from one conversion to UTC.
-    public static func writeDate(
+    package static func writeDate(
         _ date: ReceiptDate?, _ name: StaticString, _ milliseconds: StaticString, _ pacific: StaticString,
         to writer: inout JSONWriter
     ) {

@@ -14,7 +14,7 @@ public indirect enum JSONValue: Sendable, Hashable {
     case object(JSONObject)
 
     /// The string, when this is a string.
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
     }
@@ -26,13 +26,13 @@ public indirect enum JSONValue: Sendable, Hashable {
     }
 
     /// The Boolean, when this is `true` or `false`.
-    public var boolValue: Bool? {
+    package var boolValue: Bool? {
         if case .bool(let value) = self { return value }
         return nil
     }
 
     /// The object, when this is an object.
-    public var objectValue: JSONObject? {
+    package var objectValue: JSONObject? {
         if case .object(let value) = self { return value }
         return nil
     }

@@ -24,12 +24,12 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
-    public mutating func beginArray() {
+    package mutating func beginArray() {
         punctuation(UInt8(ascii: "["))
         needsComma = false
     }
 
-    public mutating func endArray() {
+    package mutating func endArray() {
         bytes.append(UInt8(ascii: "]"))
         needsComma = true
     }
@@ -240,7 +240,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Appends the decimal digits of `value` (with a leading `-` when negative) without creating a `String`.
-    public static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
+    package static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
         append(capacity: 21, to: &bytes) { $0.putDecimal(value) }
     }
 }

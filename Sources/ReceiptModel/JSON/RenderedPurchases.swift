@@ -5,7 +5,7 @@
 /// Rendering an entry is a pure function of its record's bytes, so an entry is reused for any purchase whose
 /// record bytes are the same. For the 79 KB, 187-purchase receipt the second rendering was as costly as the
 /// first; copying is about ten times cheaper (BENCHMARKS.md).
-public struct RenderedPurchases: Sendable {
+package struct RenderedPurchases: Sendable {
     /// The purchases, in the order their entries were rendered (ascending record offsets: receipt order).
     let purchases: [InAppPurchase]
     /// The entries, one after the other, without separators.
@@ -14,7 +14,7 @@ public struct RenderedPurchases: Sendable {
     let ranges: [Range<Int>]
 
     /// Renders the entries of `purchases`, a receipt's ``ReceiptPayload/inAppPurchases`` in receipt order.
-    public init(_ purchases: [InAppPurchase]) {
+    package init(_ purchases: [InAppPurchase]) {
         self.purchases = purchases
         let recordBytes = purchases.reduce(0) { $0 + $1.encoded.count }
         var writer = JSONWriter(
@@ -34,7 +34,7 @@ public struct RenderedPurchases: Sendable {
 
     /// Whether reusing entries pays for the copy of every entry it costs: when `repeated` entries are written
     /// again out of `total`. Copying an entry costs about a tenth of rendering it.
-    public static func pays(repeated: Int, of total: Int) -> Bool {
+    package static func pays(repeated: Int, of total: Int) -> Bool {
         repeated > 0 && repeated >= total / 10
     }
 

@@ -15,7 +15,7 @@ public struct CompactJWS: Sendable {
     /// The header's `x5c` (RFC 7515 §4.1.6) decoded: DER certificates, leaf first; `nil` when absent.
     public let certificates: [[UInt8]]?
     /// The payload as decoded bytes (JSON text).
-    public let payloadBytes: [UInt8]
+    package let payloadBytes: [UInt8]
     /// The payload as a JSON object.
     public let payload: JSONObject
     /// The signature segment, decoded.
@@ -26,9 +26,9 @@ public struct CompactJWS: Sendable {
     /// The largest JWS read, in bytes. A V2 notification with its two nested JWS is 10–20 KB.
     public static let maximumSize = 256 * 1024
     /// The most `x5c` entries read: Apple's chains are leaf, intermediate, root.
-    public static let maximumCertificates = 3
+    package static let maximumCertificates = 3
     /// The largest certificate read from `x5c`, in bytes (Apple's are under 1.5 KB).
-    public static let maximumCertificateSize = 4096
+    package static let maximumCertificateSize = 4096
     /// The deepest JSON nesting read in the header or the payload.
     static let maximumDepth = 16
 
@@ -66,7 +66,7 @@ public struct CompactJWS: Sendable {
     /// text) never has a dot among only those symbols, so the decision is exact: whether the text is then a valid
     /// JWS (exactly three base64url segments) is the decoder's to say, and a JWS missing a segment is a malformed
     /// JWS, never a receipt.
-    public static func isJWSText(_ text: ArraySlice<UInt8>) -> Bool {
+    @_spi(Fuzzing) public static func isJWSText(_ text: ArraySlice<UInt8>) -> Bool {
         let trimmed = trimmed(text)
         return trimmed.contains(UInt8(ascii: "."))
             && trimmed.allSatisfy {

@@ -11,7 +11,7 @@ extension JSONObject {
     }
 
     /// The members Apple writes as JSON integers besides every `…Date`: they must be integers when present.
-    public static let integerMembers: Set<String> = [
+    package static let integerMembers: Set<String> = [
         "appAppleId", "quantity", "price", "autoRenewStatus", "expirationIntent", "revocationReason", "offerType",
         "status", "priceIncreaseStatus",
     ]
@@ -20,7 +20,7 @@ extension JSONObject {
     /// writes as an integer (every `…Date` and ``integerMembers``) but that holds something else: a string, a
     /// Boolean, or a number in exponent form, which a reader would otherwise drop or truncate. `nil` when every
     /// one is an integer (Xcode's fractional milliseconds included) or `null`.
-    public func nonIntegerMember(nested: Bool = true) -> String? {
+    package func nonIntegerMember(nested: Bool = true) -> String? {
         for member in members {
             if member.key.hasSuffix("Date") || Self.integerMembers.contains(member.key) {
                 switch member.value {

@@ -31,7 +31,7 @@ public enum JWSPayload: Sendable, Hashable {
 
         /// The members every payload of this kind has, and that no payload of another kind has all of. A payload
         /// of a kind lacks none of them whatever Apple adds: they identify what it is about.
-        public var requiredMembers: [String] {
+        package var requiredMembers: [String] {
             switch self {
             case .transaction: Self.transactionMembers
             case .renewalInfo: Self.renewalInfoMembers
@@ -49,7 +49,7 @@ public enum JWSPayload: Sendable, Hashable {
         private static let notificationMembers = ["notificationType", "notificationUUID"]
 
         /// The required members `payload` lacks; empty when it can be of this kind.
-        public func missingMembers(in payload: JSONObject) -> [String] {
+        package func missingMembers(in payload: JSONObject) -> [String] {
             requiredMembers.filter { payload[$0] == nil }
         }
 
@@ -61,7 +61,7 @@ public enum JWSPayload: Sendable, Hashable {
         /// The members that say what a payload of this kind is about, without which it is no payload of this kind
         /// even where its kind is known from where it came (Apple's libraries read every member as optional; these
         /// are the ones nothing can be recorded without).
-        public var identifyingMembers: [String] {
+        package var identifyingMembers: [String] {
             switch self {
             case .transaction: ["transactionId", "originalTransactionId"]
             case .renewalInfo: ["originalTransactionId"]
@@ -83,7 +83,7 @@ public enum JWSPayload: Sendable, Hashable {
         /// The kind of a JWS found on its own, from its members: the one kind whose required members it all has.
         /// Optional members (which Apple adds to several kinds at once, as `appTransactionId`) never decide.
         /// `nil` when no kind or more than one fits: the caller must say what it is.
-        public static func guess(_ payload: JSONObject) -> Kind? {
+        package static func guess(_ payload: JSONObject) -> Kind? {
             var found: Kind?
             for kind in allCases where kind.fits(payload) {
                 guard found == nil else { return nil }

@@ -34,11 +34,11 @@ public struct NotificationV2: SignedObject {
     public var appData: NotificationAppData? { fields["appData"]?.objectValue.map(NotificationAppData.init(fields:)) }
 
     /// The members that say which app a notification is about; Apple sends exactly one of them.
-    public static let appObjectMembers = ["data", "summary", "externalPurchaseToken", "appData"]
+    package static let appObjectMembers = ["data", "summary", "externalPurchaseToken", "appData"]
 
     /// The names of the ``appObjectMembers`` the payload carries (whatever their JSON type); a notification
     /// carrying more than one is refused, as it could name one app in one and another in the other.
-    public var appObjects: [String] { Self.appObjectMembers.filter { fields[$0] != nil } }
+    package var appObjects: [String] { Self.appObjectMembers.filter { fields[$0] != nil } }
 
     /// The bundle id of the app it is about, from the first of the four objects it carries (in Apple's order:
     /// `data`, `summary`, `externalPurchaseToken`, `appData`), never from two.
@@ -80,7 +80,7 @@ public struct NotificationV2: SignedObject {
     }
 
     /// The nested-JWS members that are present but not strings: malformed, never skipped.
-    public var malformedNestedMembers: [String] {
+    package var malformedNestedMembers: [String] {
         nestedPlaces.compactMap { place in
             guard let value = place.value, value.stringValue == nil else { return nil }
             return place.member

@@ -22,10 +22,10 @@ public struct SubjectPublicKeyInfo: Sendable {
     public let algorithm: ASN1ObjectIdentifier
     /// For `rsaEncryption` (parameters NULL or absent, a well-formed `RSAPublicKey`): the modulus and public
     /// exponent sizes in bits. `nil` for any other key.
-    public let rsaSizes: (modulusBits: Int, exponentBits: Int)?
+    package let rsaSizes: (modulusBits: Int, exponentBits: Int)?
     /// For `id-ecPublicKey` with a named curve (RFC 5480 §2.1.1: parameters an OBJECT IDENTIFIER, not explicit
     /// parameters): the curve. `nil` for any other key, explicit parameters included.
-    public let namedCurve: ASN1ObjectIdentifier?
+    package let namedCurve: ASN1ObjectIdentifier?
 
     /// Reads the key of the DER certificate `der`, without decoding anything else of it.
     /// - Throws: ``BERError`` when the certificate is not shaped as above.

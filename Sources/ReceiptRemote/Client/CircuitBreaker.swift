@@ -49,7 +49,7 @@ public final class CircuitBreaker: Sendable {
     }
 
     /// The current state, at the clock's now.
-    public var currentState: State {
+    package var currentState: State {
         let now = clock.now()
         return state.withLock { state in
             switch state {

@@ -1,6 +1,6 @@
 extension Duration {
     /// The longest timeout or deadline, in seconds, a configuration may set: one day.
-    public static let longestConfiguredSeconds: Double = 86_400
+    package static let longestConfiguredSeconds: Double = 86_400
 
     /// A timeout or deadline given in seconds (a command-line flag or an environment variable), or `nil` when
     /// it is not a finite, positive number of seconds no longer than ``longestConfiguredSeconds``.

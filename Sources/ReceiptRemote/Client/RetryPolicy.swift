@@ -24,7 +24,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The delay before retry number `retry` (1 for the first), with "equal jitter": half the
     /// exponential delay, plus `random` (0 ≤ random < 1) times the other half, so callers that failed
     /// together do not retry together.
-    public func delay(beforeRetry retry: Int, random: Double) -> Duration {
+    package func delay(beforeRetry retry: Int, random: Double) -> Duration {
         let exponent = Double(max(0, retry - 1))
         let base = min(Self.seconds(initialBackoff) * pow(multiplier, exponent), Self.seconds(maximumBackoff))
         let fraction = min(max(random, 0), 1)

@@ -65,7 +65,7 @@ public final class VerifyReceiptClient: Sendable {
     /// The configuration this client was made with.
     public let configuration: Configuration
     /// The breaker guarding Apple; its state can be read for health checks and metrics.
-    public let circuitBreaker: CircuitBreaker
+    package let circuitBreaker: CircuitBreaker
     private let httpClient: HTTPClient
     private let clock: any RemoteClock
     private let random: @Sendable () -> Double

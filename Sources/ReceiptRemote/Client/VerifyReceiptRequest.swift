@@ -33,7 +33,7 @@ public struct VerifyReceiptRequest: Sendable, CustomStringConvertible, CustomDeb
     /// A request for a recognized receipt: exactly its canonical bytes (the DER/BER of an app receipt, the
     /// plist text of an iOS 6 receipt), base64-encoded. Whoever verified `receipt` locally therefore sends
     /// Apple the very bytes it verified, never the client's wrapping of them.
-    public init(
+    package init(
         receipt: ReceiptInput.CanonicalBytes, password: String? = nil, excludeOldTransactions: Bool? = nil,
         startEnvironment: ReceiptEnvironment = .production
     ) {

@@ -1,5 +1,5 @@
 public import ReceiptModel
-public import ReceiptVerification
+package import ReceiptVerification
 
 /// Apple's verifyReceipt answer, decoded into typed values with nothing dropped.
 ///
@@ -26,7 +26,7 @@ public struct VerifyReceiptResponse: Sendable {
     /// `environment`: `Production` or `Sandbox` (absent in iOS 6 answers).
     public let environment: String?
     /// The endpoint whose answer this is, set by ``VerifyReceiptClient`` (after any 21007/21008 hop).
-    public internal(set) var answeredBy: ReceiptEnvironment?
+    package internal(set) var answeredBy: ReceiptEnvironment?
 
     /// Apple's `environment` when it sent one, else the environment of the endpoint that answered
     /// (iOS 6 answers carry none). Never the receipt's own unsigned claim.

@@ -13,7 +13,7 @@ public import ReceiptModel
 public enum LatestReceiptInfo {
     /// `true` when the purchase is an auto-renewable subscription: product type 3 (attribute 1707),
     /// or, for receipts without a product type, an expiry date.
-    public static func isAutoRenewable(_ purchase: InAppPurchase) -> Bool {
+    package static func isAutoRenewable(_ purchase: InAppPurchase) -> Bool {
         if let type = purchase.productType { return type == .autoRenewableSubscription }
         return purchase.expiresDate != nil
     }
@@ -53,7 +53,7 @@ public enum LatestReceiptInfo {
 
     /// Writes the array as the next value of `writer`, each entry exactly as an `in_app` entry.
     /// - Parameter rendered: the receipt's `in_app` entries already rendered, to copy instead of rendering.
-    public static func write(
+    package static func write(
         _ purchases: [InAppPurchase], reusing rendered: RenderedPurchases? = nil, to writer: inout JSONWriter
     ) {
         AppleReceiptJSON.write(purchases, reusing: rendered, to: &writer)
@@ -61,7 +61,7 @@ public enum LatestReceiptInfo {
 
     /// The payload's `in_app` entries rendered once, when an answer that lists `latest` after them would
     /// otherwise render enough of them twice for reuse to pay (``RenderedPurchases/pays(repeated:of:)``).
-    public static func renderedOnce(_ payload: ReceiptPayload, latest: [InAppPurchase]?) -> RenderedPurchases? {
+    package static func renderedOnce(_ payload: ReceiptPayload, latest: [InAppPurchase]?) -> RenderedPurchases? {
         let total = payload.inAppPurchases.count
         guard let latest, RenderedPurchases.pays(repeated: latest.count, of: total) else { return nil }
         return RenderedPurchases(payload.inAppPurchases)

@@ -8,8 +8,8 @@ extension ReceiptEnvironment {
     public var endpoint: ReceiptEnvironment { self == .production ? .production : .sandbox }
 
     /// The other endpoint: where 21007 (sandbox receipt) and 21008 (production receipt) send a call.
-    public var otherEndpoint: ReceiptEnvironment { endpoint == .production ? .sandbox : .production }
+    package var otherEndpoint: ReceiptEnvironment { endpoint == .production ? .sandbox : .production }
 
     /// `production` or `sandbox`, as logs and messages name an endpoint.
-    public var endpointName: String { endpoint == .production ? "production" : "sandbox" }
+    package var endpointName: String { endpoint == .production ? "production" : "sandbox" }
 }

@@ -1,4 +1,4 @@
-public import ReceiptModel
+package import ReceiptModel
 public import ReceiptVerification
 
 /// verifyReceipt's `status` for a verdict: the one place it is computed, for the CLI, `/v1/verify` and
@@ -60,7 +60,7 @@ public enum VerifyReceiptStatus {
 
     /// What a verifyReceipt endpoint's body holds for a status computed by
     /// ``status(of:endpoint:acceptsAnyEnvironment:)``.
-    public enum Body {
+    package enum Body {
         /// Apple decided and answered this status: its body, passed through unchanged.
         case apple([UInt8])
         /// Status 0 decided locally: the app receipt, rendered in Apple's shape for this environment.
@@ -70,7 +70,7 @@ public enum VerifyReceiptStatus {
     }
 
     /// The body for `status` (the endpoint's status of `result`).
-    public static func body(of result: AttributedVerdict, status: Int) -> Body {
+    package static func body(of result: AttributedVerdict, status: Int) -> Body {
         // Apple's own status is the status answered only when Apple decided and no environment rule changed it.
         if result.decidedBy == .remote, let apple = result.appleResponse, apple.status == status {
             return .apple(apple.body)

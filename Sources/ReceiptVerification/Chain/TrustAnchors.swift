@@ -1,6 +1,6 @@
 internal import BER
 internal import Foundation
-public import ReceiptCrypto
+package import ReceiptCrypto
 
 /// The certificates a receipt's chain may end at.
 ///
@@ -16,28 +16,35 @@ public struct TrustAnchors: Sendable {
     public static let appleRootCAG3Fingerprint: [UInt8] = hexBytes(
         "63343ABFB89A6A03EBB57E9B3F5FA7BE7C4F5C756F3017B3A8C488C3653E9179")
     /// Xcode's self-signed StoreKit Testing certificate (2020–2040).
-    public static let xcodeStoreKitTestingFingerprint: [UInt8] = hexBytes(
+    package static let xcodeStoreKitTestingFingerprint: [UInt8] = hexBytes(
         "FF0BA36E721D2DB741D2AA11E6112EF78BF7131B46C7F035B00891D045C864FE")
 
     /// Fingerprints of certificates that become anchors when a receipt embeds them. Defaults to Apple
     /// Root CA and Apple Root CA - G3.
-    public var pinnedFingerprints: Set<[UInt8]>
+    package var pinnedFingerprints: Set<[UInt8]>
     /// Roots trusted in addition to the pinned ones, e.g. loaded with ``addRoots(fromPath:)``.
-    public var additionalRoots: [Certificate]
+    package var additionalRoots: [Certificate]
     /// Trust Xcode's StoreKit Testing certificate (receipts it signs report environment `Xcode`).
     /// It is trusted only as a receipt's own self-signed signer, never as an issuer of other certificates.
     public var allowsXcodeStoreKitTesting: Bool
     /// The fingerprint that identifies the StoreKit Testing certificate: Apple's by default; tests
     /// replace it with a certificate whose key they hold.
-    public var xcodeTestingFingerprint: [UInt8] = TrustAnchors.xcodeStoreKitTestingFingerprint
+    package var xcodeTestingFingerprint: [UInt8] = TrustAnchors.xcodeStoreKitTestingFingerprint
 
-    /// Apple's pinned roots, nothing else, Xcode not trusted.
+    /// Apple's pinned roots, nothing else, Xcode not trusted. Further roots come from ``addRoots(fromPath:)``.
     public init(
         pinnedFingerprints: Set<[UInt8]> = [
             TrustAnchors.appleRootCAFingerprint, TrustAnchors.appleRootCAG3Fingerprint,
         ],
-        additionalRoots: [Certificate] = [], allowsXcodeStoreKitTesting: Bool = false
+        allowsXcodeStoreKitTesting: Bool = false
     ) {
+        self.init(
+            pinnedFingerprints: pinnedFingerprints, additionalRoots: [],
+            allowsXcodeStoreKitTesting: allowsXcodeStoreKitTesting)
+    }
+
+    /// The same with parsed roots, inside the package (ReceiptCrypto's `Certificate` is not public API).
+    package init(pinnedFingerprints: Set<[UInt8]>, additionalRoots: [Certificate], allowsXcodeStoreKitTesting: Bool) {
         self.pinnedFingerprints = pinnedFingerprints
         self.additionalRoots = additionalRoots
         self.allowsXcodeStoreKitTesting = allowsXcodeStoreKitTesting

@@ -9,7 +9,9 @@ extension ReceiptVerifier {
     static let jwsChainTag: ArraySlice<UInt8> = Array("jws-x5c".utf8)[...]
 
     /// Validates a JWS's `x5c` chain at `instant` (seconds since 1970; `nil`: everything but validity periods)
-    /// and returns the leaf's key for the signature check when the leaf is usable at all.
+    /// and returns the leaf's key for the signature check when the leaf is usable at all. In steps: the shape of
+    /// `x5c`, the cache, parsing (`parseJWSCertificates(_:)`), the path and its markers
+    /// (`validateJWSPath(_:at:)`), and what the cache may keep.
     func evaluateJWSChain(_ jws: CompactJWS, environment: ReceiptEnvironment?, at instant: Int64?) -> ChainEvaluation {
         guard let certificates = jws.certificates, !certificates.isEmpty else {
             return ChainEvaluation(
@@ -34,10 +36,29 @@ extension ReceiptVerifier {
                 signerKey: cached.signerKey, leafValidity: (cached.leafNotBefore, cached.leafNotAfter),
                 subjects: cached.subjects)
         }
-        // Miss: refuse any key but a named P-256 or P-384 one before OpenSSL decodes it.
+        let (parsed, refusal) = Self.parseJWSCertificates(certificates)
+        if let refusal { return ChainEvaluation(reasons: [refusal]) }
+        var evaluation = validateJWSPath(parsed, at: instant)
+        // Only a chain whose every check passed, validated at a known instant, is offered to the cache.
+        guard let signerKey = evaluation.chain.signerKey, let instant, let last = evaluation.path.last else {
+            return evaluation.chain
+        }
+        let leaf = parsed[0]
+        let verified = VerifiedChain(
+            signerKey: signerKey, leafNotBefore: leaf.notBefore, leafNotAfter: leaf.notAfter,
+            windowStart: evaluation.path.map(\.notBefore).max() ?? last.notBefore,
+            windowEnd: evaluation.path.map(\.notAfter).min() ?? last.notAfter, subjects: evaluation.chain.subjects,
+            anchoredAtXcode: false)
+        if verified.covers(instant) { evaluation.chain.verified = (key, verified) }
+        return evaluation.chain
+    }
+
+    /// A cache miss's first step: refuse any key but a named P-256 or P-384 one before OpenSSL decodes it, then
+    /// parse every certificate. Returns the certificates, leaf first, or the reason the first bad one is refused.
+    static func parseJWSCertificates(_ certificates: [[UInt8]]) -> (parsed: [Certificate], refusal: Reason?) {
         for (position, der) in certificates.enumerated() {
-            if let reason = Self.jwsKeyReason(der[...], name: "x5c certificate \(position)") {
-                return ChainEvaluation(reasons: [reason])
+            if let reason = jwsKeyReason(der[...], name: "x5c certificate \(position)") {
+                return ([], reason)
             }
         }
         var parsed: [Certificate] = []
@@ -45,22 +66,30 @@ extension ReceiptVerifier {
             do {
                 parsed.append(try Certificate(derEncoded: der[...]))
             } catch {
-                return ChainEvaluation(
-                    reasons: [Reason(.jwsMalformed, "jws: x5c certificate \(position) does not parse: \(error)")])
+                return ([], Reason(.jwsMalformed, "jws: x5c certificate \(position) does not parse: \(error)"))
             }
         }
+        return (parsed, nil)
+    }
+
+    /// A cache miss's second step: `x5c`'s order, the path to a pinned root (which must be `x5c` itself), Apple's
+    /// marker extensions and the leaf's P-256 key. The evaluation has the signer's key only when all of them pass;
+    /// the path is what validated, for the cache's validity window.
+    func validateJWSPath(_ parsed: [Certificate], at instant: Int64?) -> (
+        chain: ChainEvaluation, path: [Certificate]
+    ) {
         let leaf = parsed[0]
         var evaluation = ChainEvaluation(leafValidity: (leaf.notBefore, leaf.notAfter))
         if let reason = Self.x5cOrderReason(parsed) {
             evaluation.reasons = [reason]
-            return evaluation
+            return (evaluation, [])
         }
         // The root travels in x5c too: it anchors only when pinned.
         let validation = validatePath(leaf: leaf, embedded: parsed, at: instant)
         evaluation.subjects = validation.subjects
         guard validation.reasons.isEmpty else {
             evaluation.reasons = validation.reasons
-            return evaluation
+            return (evaluation, [])
         }
         let path = validation.path
         // OpenSSL builds a path from whatever certificates it is given; Apple's is exactly x5c, in order.
@@ -71,29 +100,22 @@ extension ReceiptVerifier {
                     "chain: the path validated through the trusted root \(path.last?.subject ?? "(none)"), not through x5c's own last certificate (\(parsed[2].subject), other bytes)"
                 )
             ]
-            return evaluation
+            return (evaluation, [])
         }
         if path.last?.sha256Fingerprint == configuration.trustAnchors.xcodeTestingFingerprint {
             evaluation.reasons = [Self.xcodeIssuerReason]
-            return evaluation
+            return (evaluation, [])
         }
         evaluation.reasons = Self.markerReasons(path: path, isComplete: true)
-        guard evaluation.reasons.isEmpty else { return evaluation }
+        guard evaluation.reasons.isEmpty else { return (evaluation, []) }
         guard leaf.publicKey.isP256 else {
             evaluation.reasons = [
                 Reason(.chainKeyRejected, "chain: the leaf \(leaf.subject) has no P-256 key, which ES256 needs")
             ]
-            return evaluation
+            return (evaluation, [])
         }
         evaluation.signerKey = leaf.publicKey
-        guard let instant, let last = path.last else { return evaluation }
-        let verified = VerifiedChain(
-            signerKey: leaf.publicKey, leafNotBefore: leaf.notBefore, leafNotAfter: leaf.notAfter,
-            windowStart: path.map(\.notBefore).max() ?? last.notBefore,
-            windowEnd: path.map(\.notAfter).min() ?? last.notAfter, subjects: evaluation.subjects,
-            anchoredAtXcode: false)
-        if verified.covers(instant) { evaluation.verified = (key, verified) }
-        return evaluation
+        return (evaluation, path)
     }
 
     /// Why `x5c` is not leaf, intermediate, root in that order (RFC 7515 §4.1.6: each certificate certifies the one

@@ -1,5 +1,5 @@
 internal import ReceiptCrypto
-public import ReceiptModel
+package import ReceiptModel
 
 /// What a caller requires of a genuine receipt beyond its signature: its app, environment, version and device.
 ///
@@ -39,7 +39,7 @@ public struct ReceiptPolicy: Sendable {
     /// Checks an app receipt's payload in `environment`; every failed requirement is one reason.
     /// The verifier applies it to receipts it authenticated; the remote fallback applies it to
     /// receipts Apple authenticated, with the environment of the endpoint that answered.
-    public func evaluate(_ payload: ReceiptPayload, environment: ReceiptEnvironment?) -> [Reason] {
+    package func evaluate(_ payload: ReceiptPayload, environment: ReceiptEnvironment?) -> [Reason] {
         var reasons = evaluateCommon(
             bundleID: payload.bundleID, appVersion: payload.applicationVersion, environment: environment)
         if let deviceIdentifier {
@@ -50,7 +50,7 @@ public struct ReceiptPolicy: Sendable {
 
     /// Checks an iOS 6 receipt's signed purchase info. With `environment` `nil` (not yet known: the
     /// receipt's own environment entry is unsigned) the environment requirement is left to the caller.
-    public func evaluate(_ receipt: IOS6TransactionReceipt, environment: ReceiptEnvironment?) -> [Reason] {
+    package func evaluate(_ receipt: IOS6TransactionReceipt, environment: ReceiptEnvironment?) -> [Reason] {
         var policy = self
         if environment == nil { policy.acceptedEnvironments = Set(ReceiptEnvironment.allCases) }
         return policy.evaluateCommon(
