@@ -9,7 +9,7 @@ import Synchronization
 /// through postgres-nio's connection pool.
 ///
 /// - Each batch is one transaction at PostgreSQL's default isolation (READ COMMITTED) that first takes a
-///   transaction-scoped advisory lock (``writerLockKey``): the ledger's writers, on every replica, run one at a
+///   transaction-scoped advisory lock (`writerLockKey`): the ledger's writers, on every replica, run one at a
 ///   time, and each reads, after the lock, everything committed before it. The primary keys of
 ///   `ledger_transactions` and `ledger_owners` back that up: a write that bypassed the lock and raced would fail
 ///   its whole batch, never report an id new twice or bind a purchase twice.

@@ -17,7 +17,7 @@ import Synchronization
 /// - Reads (`/v1/transactions`, entitlements, the audit command) use GRDB's reader connections and never block
 ///   the writer.
 /// - The schema is created and migrated when the store opens, in one immediate transaction.
-/// - Another process holding the database's lock longer than ``busyTimeout`` makes a batch fail with
+/// - Another process holding the database's lock longer than ``LedgerStoreOptions/busyTimeout`` makes a batch fail with
 ///   `ledger.unavailable`; nothing of it is written.
 public final class SQLiteLedgerStore: LedgerStore {
     let pool: DatabasePool
