@@ -4,7 +4,7 @@
 // them the suites fall back to the project's minted fixtures. Receipts with a chosen number of purchases are
 // minted in-process with ReceiptForge and the test PKI in certs/. The hostile inputs are built in-process.
 
-import BER
+@_spi(Fuzzing) import BER
 import Foundation
 import ReceiptForge
 import ReceiptModel

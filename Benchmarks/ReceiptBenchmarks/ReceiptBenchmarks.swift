@@ -7,11 +7,11 @@
 // Thresholds/ guard the malloc counts only: times on a shared VM are not repeatable enough to gate on).
 // Names start with the suite: decode, linearity, hostile, verify, json, server, floor.
 
-import BER
+@_spi(Fuzzing) import BER
 import Benchmark
 import Foundation
 import ReceiptModel
-import ReceiptRemote
+@_spi(Fuzzing) import ReceiptRemote
 @_spi(Fuzzing) import ReceiptServer
 import ReceiptVerification
 

@@ -1,4 +1,4 @@
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 import ReceiptVerification
 
 extension AppleStandIn {

@@ -1,7 +1,7 @@
 import Hummingbird
 package import Logging
 import NIOCore
-package import ReceiptModel
+@_spi(Fuzzing) package import ReceiptModel
 package import ReceiptVerification
 import Synchronization
 

@@ -2,7 +2,7 @@ import AppleStandIn
 import ArgumentParser
 import Foundation
 import Logging
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 import ReceiptVerification
 
 /// `apple-standin`: Apple's verifyReceipt endpoints on loopback, for trying the remote fallback by hand

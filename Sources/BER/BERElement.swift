@@ -1,5 +1,5 @@
 /// One BER element (tag, length, value) as slices of the caller's bytes; nothing is copied.
-public struct BERElement: Sendable {
+@_spi(Fuzzing) public struct BERElement: Sendable {
     /// The element's identifier.
     public let tag: BERTag
     /// The whole encoding: identifier, length, contents, and the end-of-contents octets of an

@@ -6,7 +6,7 @@
 /// indefinite-length outer structures. Reading is linear in the input whatever the nesting: the ends of
 /// nested indefinite-length elements are found once, by the scan of the outermost one, and shared with the
 /// readers of their children (``IndefiniteEnds``).
-public struct BERReader: Sendable {
+@_spi(Fuzzing) public struct BERReader: Sendable {
     @usableFromInline let bytes: ArraySlice<UInt8>
     @usableFromInline var position: Int
     @usableFromInline let depth: Int

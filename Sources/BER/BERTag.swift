@@ -1,5 +1,5 @@
 /// The identifier octets of a BER element: class, primitive/constructed, and tag number (X.690 §8.1.2).
-public struct BERTag: Hashable, Sendable, CustomStringConvertible {
+@_spi(Fuzzing) public struct BERTag: Hashable, Sendable, CustomStringConvertible {
     /// The two class bits of the identifier octet.
     public enum TagClass: UInt8, Sendable {
         case universal = 0

@@ -16,7 +16,7 @@
 ///
 /// It writes what it is told: a `SET OF` is only sorted the way DER requires (X.690 §11.6) when it
 /// is written with ``setOf(sorting:lengthForm:)``.
-public struct DERWriter: Sendable {
+@_spi(Fuzzing) public struct DERWriter: Sendable {
     /// How a constructed element's length is written.
     public enum LengthForm: Sendable, Hashable {
         /// A definite length, as DER requires (X.690 §8.1.3.3–5).

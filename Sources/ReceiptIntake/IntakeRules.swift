@@ -24,7 +24,7 @@ public struct IntakeRules: Sendable {
     }
 
     /// Compares secrets without an early exit, so timing does not reveal a matching prefix.
-    public static func constantTimeEquals(_ left: [UInt8], _ right: [UInt8]) -> Bool {
+    package static func constantTimeEquals(_ left: [UInt8], _ right: [UInt8]) -> Bool {
         var difference = UInt8(left.count == right.count ? 0 : 1)
         for index in 0..<max(left.count, right.count) {
             let a = index < left.count ? left[index] : 0

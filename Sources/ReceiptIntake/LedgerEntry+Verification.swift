@@ -44,7 +44,7 @@ extension LedgerEntry {
     /// base64, quotes or a data URL hashes the same as the raw receipt. Bytes that do not decode are hashed as
     /// received.
     /// - Throws: ``IntakeError/Code/digestFailed``.
-    public static func sha256(ofDecoded received: [UInt8]) throws(IntakeError) -> String {
+    package static func sha256(ofDecoded received: [UInt8]) throws(IntakeError) -> String {
         try sha256(of: nil, received: received[...])
     }
 

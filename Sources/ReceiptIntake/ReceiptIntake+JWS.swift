@@ -32,7 +32,7 @@ extension ReceiptIntake {
 
     /// Refuses JWS and notifications on a server configured for no app: they change what the ledger holds.
     /// - Throws: ``IntakeError/Code/bundleIDRequired``.
-    public func requireConfiguredApps() throws(IntakeError) {
+    package func requireConfiguredApps() throws(IntakeError) {
         guard decider.policy.acceptedBundleIDs?.isEmpty == false else {
             throw IntakeError(
                 .bundleIDRequired,

@@ -1,8 +1,8 @@
-public import Logging
+package import Logging
 public import ReceiptLedger
 import ReceiptModel
-public import ReceiptRemote
-public import ReceiptVerification
+package import ReceiptRemote
+package import ReceiptVerification
 
 /// The application: for each input, verify → consult the ledger → (ask Apple) → record → a typed answer.
 ///
@@ -45,7 +45,7 @@ public struct ReceiptIntake: Sendable {
 
     /// The ledger, or a refusal for a call that needs one.
     /// - Throws: ``IntakeError/Code/ledgerDisabled``.
-    public func requireLedger() throws(IntakeError) -> Ledger {
+    package func requireLedger() throws(IntakeError) -> Ledger {
         guard let ledger else { throw IntakeError(.ledgerDisabled, "this server runs without a ledger") }
         return ledger
     }

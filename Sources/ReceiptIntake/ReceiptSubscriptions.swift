@@ -1,6 +1,6 @@
 public import ReceiptLedger
 import ReceiptModel
-public import ReceiptRemote
+@_spi(Fuzzing) public import ReceiptRemote
 public import ReceiptVerification
 
 /// A valid subscription receipt's side of the comparison with the ledger: its listed auto-renewable transactions

@@ -1,4 +1,4 @@
-public import ReceiptModel
+package import ReceiptModel
 
 /// What an account is entitled to at an instant, computed from the ledger's transactions bound to it.
 ///
@@ -11,8 +11,8 @@ public import ReceiptModel
 ///   retries after that (or without one), else `expired`;
 /// - non-consumables, non-renewing subscriptions and purchases of unknown kind without an expiry: `revoked`
 ///   once any of their transactions was cancelled, else `active`.
-public enum Entitlements {
-    public static func compute(
+package enum Entitlements {
+    package static func compute(
         _ transactions: [LedgerTransaction], renewals: [LedgerRenewal] = [], at instant: ReceiptDate
     ) -> [Entitlement] {
         var renewalByOriginal: [String: LedgerRenewal] = [:]

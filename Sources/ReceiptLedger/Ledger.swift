@@ -78,7 +78,7 @@ public final class Ledger: Sendable {
         try await store.transaction(id: id)
     }
 
-    /// What `account` is entitled to at `instant` (``Entitlements``).
+    /// What `account` is entitled to at `instant` (`Entitlements`).
     public func entitlements(account: String, at instant: ReceiptDate) async throws(LedgerError) -> [Entitlement] {
         Entitlements.compute(
             try await store.transactions(ownedBy: account), renewals: try await store.renewals(ownedBy: account),

@@ -25,7 +25,7 @@ extension FallbackVerifier {
     }
 
     /// The production and sandbox URLs asked, for the startup log.
-    public var remoteURLs: (production: String, sandbox: String)? {
+    package var remoteURLs: (production: String, sandbox: String)? {
         remote.map { ($0.configuration.productionURL, $0.configuration.sandboxURL) }
     }
 }

@@ -1,15 +1,15 @@
 import BER
-public import ReceiptLedger
-public import ReceiptModel
+@_spi(Fuzzing) package import ReceiptLedger
+@_spi(Fuzzing) package import ReceiptModel
 import ReceiptVerification
 
 /// The ledger's values as the server and the CLI answer them: the audit command's lines, `/v1/transactions/{id}`,
 /// `/v1/entitlements`, and the `ledger` member of a `/v1/verify` answer. (How the ledger stores its lists is the
-/// ledger's own ``ReceiptLedger/LedgerColumnJSON``.)
-public enum LedgerJSON {
+/// ledger's own `LedgerColumnJSON`.)
+package enum LedgerJSON {
     /// `{"new_transaction_ids":[…],"known_transaction_ids":[…],"conflicts":[…]}`: the `ledger` member of a
     /// `/v1/verify` answer.
-    public static func write(outcome: LedgerOutcome, to writer: inout JSONWriter) {
+    package static func write(outcome: LedgerOutcome, to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("new_transaction_ids")
         LedgerColumnJSON.write(ids: outcome.newTransactionIDs, to: &writer)
@@ -22,7 +22,7 @@ public enum LedgerJSON {
 
     /// One audit line: `{"sequence","time","endpoint","receipt_sha256","verdict","reason","decided_by",
     /// "account","new_transaction_ids","conflicts"}` (`reason` and `account` null when absent).
-    public static func line(_ entry: AuditEntry) -> [UInt8] {
+    package static func line(_ entry: AuditEntry) -> [UInt8] {
         var writer = JSONWriter(capacity: 512)
         writer.beginObject()
         writer.field("sequence", entry.sequence)
@@ -43,7 +43,7 @@ public enum LedgerJSON {
 
     /// `GET /v1/transactions/{id}`: the record with its owner (`account`, null when unbound). Dates are
     /// milliseconds as strings, as Apple writes them.
-    public static func transaction(_ transaction: LedgerTransaction, owner: String?) -> [UInt8] {
+    package static func transaction(_ transaction: LedgerTransaction, owner: String?) -> [UInt8] {
         var writer = JSONWriter(capacity: 768)
         writer.beginObject()
         writer.field("transaction_id", transaction.transactionID)
@@ -69,7 +69,7 @@ public enum LedgerJSON {
     /// `GET /v1/entitlements`: `{"account","at","entitlements":[{"product_id","original_transaction_id",
     /// "kind","state"[,"expires_date_ms"][,"grace_period_expires_date_ms"][,"auto_renew_status",
     /// "auto_renew_product_id"]},…]}`.
-    public static func entitlements(_ entitlements: [Entitlement], account: String, at instant: ReceiptDate) -> [UInt8]
+    package static func entitlements(_ entitlements: [Entitlement], account: String, at instant: ReceiptDate) -> [UInt8]
     {
         var writer = JSONWriter(capacity: 256 + 160 * entitlements.count)
         writer.beginObject()

@@ -62,7 +62,7 @@ public struct ReceiptServerConfiguration: Sendable, CustomStringConvertible {
 
     /// The validation time as the command line and `/v1/verify` spell it: `creation`, `now` or an RFC 3339
     /// instant.
-    public static func name(_ time: ValidationTime) -> String {
+    package static func name(_ time: ValidationTime) -> String {
         switch time {
         case .receiptCreation: "creation"
         case .now: "now"
@@ -71,7 +71,7 @@ public struct ReceiptServerConfiguration: Sendable, CustomStringConvertible {
     }
 
     /// Reads `creation`, `now` or an RFC 3339 instant; `nil` for anything else.
-    public static func validationTime(named text: String) -> ValidationTime? {
+    package static func validationTime(named text: String) -> ValidationTime? {
         switch text {
         case "creation": .receiptCreation
         case "now": .now

@@ -1,7 +1,7 @@
 import Metrics
 public import Prometheus
 import ReceiptRemote
-public import ReceiptVerification
+package import ReceiptVerification
 import Synchronization
 
 /// The server's metrics: recorded through swift-metrics into a Prometheus registry that this value owns, and
@@ -60,7 +60,7 @@ public final class ServerMetrics: Sendable {
     static let durationName = "receipt_server_request_duration_seconds"
 
     /// Upper bounds of the latency histogram's buckets.
-    public static let bucketBounds: [Duration] = [
+    package static let bucketBounds: [Duration] = [
         .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .microseconds(2500),
         .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
         .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
@@ -117,7 +117,7 @@ public final class ServerMetrics: Sendable {
     /// - Parameters:
     ///   - cache: the verifier's chain-cache counters.
     ///   - inFlight: requests being verified now.
-    public func exposition(cache: ChainCacheStatistics, inFlight: Int) -> [UInt8] {
+    package func exposition(cache: ChainCacheStatistics, inFlight: Int) -> [UInt8] {
         let (hits, misses) = cacheSeen.withLock { seen in
             // The verifier only counts up; a total below the last one seen adds nothing.
             let increments = (max(0, cache.hits - seen.hits), max(0, cache.misses - seen.misses))

@@ -2,7 +2,7 @@ import BER
 import Foundation
 import Logging
 import ReceiptIntake
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 import ReceiptRemote
 import ReceiptVerification
 

@@ -1,4 +1,4 @@
-import BER
+@_spi(Fuzzing) import BER
 import Testing
 
 @Suite struct DERWriterTests {

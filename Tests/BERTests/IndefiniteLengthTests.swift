@@ -1,6 +1,6 @@
 import Testing
 
-@testable import BER
+@_spi(Fuzzing) @testable import BER
 
 /// Indefinite-length BER: the reader finds every end and every error exactly as a straightforward recursive
 /// reader does, and its work is linear in the input whatever the nesting (issue 10, class 4(b)). The work is

@@ -1,4 +1,4 @@
-import BER
+@_spi(Fuzzing) import BER
 
 /// A deliberately naive reader with the semantics ``BERReader`` documents: an indefinite-length element's end
 /// is found by parsing its children recursively, every time it is needed (quadratic in the nesting, and

@@ -1,5 +1,5 @@
 import Foundation
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 import TestSupport
 import Testing
 

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ReceiptModel
+@_spi(Fuzzing) @testable import ReceiptModel
 
 /// The writer's fast paths (members written in one append straight into the buffer) must write exactly what
 /// the plain forms write: numbers as `String(_:)` does, strings escaped as RFC 8259 requires, dates as the

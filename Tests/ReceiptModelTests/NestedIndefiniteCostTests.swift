@@ -3,7 +3,7 @@ import ReceiptModel
 import TestSupport
 import Testing
 
-@testable import BER
+@_spi(Fuzzing) @testable import BER
 
 /// Nesting that an attacker controls must not multiply the decoder's work (issue 10, class 4(b)): wherever
 /// hostile nested indefinite-length BER sits in a receipt (a junk certificate, a segmented eContent, a

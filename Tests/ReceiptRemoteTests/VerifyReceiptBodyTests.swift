@@ -1,5 +1,5 @@
-import ReceiptModel
-import ReceiptRemote
+@_spi(Fuzzing) import ReceiptModel
+@_spi(Fuzzing) import ReceiptRemote
 import TestSupport
 import Testing
 

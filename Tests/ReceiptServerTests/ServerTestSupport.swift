@@ -3,7 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import ReceiptIntake
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 import ReceiptRemote
 import ReceiptServer
 import ReceiptVerification

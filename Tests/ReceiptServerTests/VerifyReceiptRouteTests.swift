@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import ReceiptModel
-import ReceiptRemote
+@_spi(Fuzzing) import ReceiptRemote
 @_spi(Fuzzing) import ReceiptServer
 import ReceiptVerification
 import TestSupport

@@ -1,4 +1,4 @@
-import BER
+@_spi(Fuzzing) import BER
 
 /// A certificate whose public key is an elliptic-curve point on a curve given by explicit parameters (RFC 3279
 /// §2.3.5 `ECParameters`, which RFC 5480 forbids but OpenSSL 3.0 still decodes), with the base point and the key

@@ -1,4 +1,4 @@
-import BER
+@_spi(Fuzzing) import BER
 
 /// A receipt whose eContent is a constructed OCTET STRING nested as deep as the BER reader allows, every level
 /// with an indefinite length, around as many empty segments (`04 00`) as fit in the size asked for.

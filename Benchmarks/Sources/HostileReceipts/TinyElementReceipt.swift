@@ -1,4 +1,4 @@
-import BER
+@_spi(Fuzzing) import BER
 import ReceiptForge
 
 /// Receipts made of as many of the smallest elements as the decoder still reads one by one: the SignedData lists

@@ -1,4 +1,4 @@
-import BER
+@_spi(Fuzzing) import BER
 import FuzzSupport
 
 // fuzz-ber: the BER reader on its own. Every element is read, every constructed element descended into (up to

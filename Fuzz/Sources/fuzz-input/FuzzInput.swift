@@ -1,5 +1,5 @@
 import FuzzSupport
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 
 // fuzz-input: what a client sends, before anything else looks at it. `InputDocument(recognizing:)` tells a receipt
 // from a JWS and from a JSON object holding either (the CLI's rules); `ReceiptInput(bytes:)` recognizes DER,

@@ -1,6 +1,6 @@
 import FuzzSupport
-import ReceiptLedger
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptLedger
+@_spi(Fuzzing) import ReceiptModel
 
 // fuzz-ledger-input: what the ledger reads from outside the process: the operator's product catalogue
 // (`ProductCatalogue(json:)`), a `--ledger` value (`LedgerLocation(parsing:)`), an account id

@@ -1,5 +1,5 @@
 import FuzzSupport
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 @_spi(Fuzzing) import ReceiptServer
 
 // fuzz-request-json: the body of `POST /verifyReceipt` and `POST /v1/verify` as the routes read it:

@@ -1,6 +1,6 @@
 import Foundation
-import ReceiptModel
-import ReceiptRemote
+@_spi(Fuzzing) import ReceiptModel
+@_spi(Fuzzing) import ReceiptRemote
 import ReceiptServer
 
 /// Derives each fuzz target's seed corpus from the project's own minted fixtures, at run time, so nothing

@@ -1,7 +1,7 @@
 import Foundation
 import FuzzSupport
 import ReceiptModel
-import ReceiptRemote
+@_spi(Fuzzing) import ReceiptRemote
 @_spi(Fuzzing) import ReceiptServer
 import ReceiptVerification
 

@@ -1,4 +1,4 @@
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 
 extension JSONWriter {
     /// Writes `"name":value` when `value` is present; an absent field is left out, never written as `null`,

@@ -1,5 +1,5 @@
 import ReceiptCrypto
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 
 /// Mints compact JWS (RFC 7515 §7.1) as the App Store signs them, under the project's test JWS chain, and the
 /// hostile variants of ``JWSHostileVariant``.

@@ -1,4 +1,4 @@
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 
 /// The payload of a StoreKit 2 signed renewal info (Apple's `JWSRenewalInfoDecodedPayload`), as the forge signs it.
 ///

@@ -1,4 +1,4 @@
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 
 /// The payload of a StoreKit 2 signed transaction (Apple's `JWSTransactionDecodedPayload`), as the forge signs it.
 ///

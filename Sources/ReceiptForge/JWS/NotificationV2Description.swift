@@ -1,4 +1,4 @@
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 
 /// The payload of an App Store Server Notification V2 (Apple's `ResponseBodyV2DecodedPayload`), as the forge
 /// signs it; Apple POSTs it as `{"signedPayload": "<JWS>"}`.

@@ -1,4 +1,4 @@
-import BER
+@_spi(Fuzzing) import BER
 import Foundation
 
 /// An X.509 certificate the forge embeds or names as a signer: its DER plus the two fields a CMS

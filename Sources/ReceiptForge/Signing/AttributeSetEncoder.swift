@@ -1,4 +1,4 @@
-import BER
+@_spi(Fuzzing) import BER
 
 /// Collects `ReceiptAttribute ::= SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }`
 /// and writes them as one DER `SET OF`, sorted by encoding as Apple's payloads are.

@@ -1,4 +1,4 @@
-public import BER
+@_spi(Fuzzing) package import BER
 package import ReceiptCrypto
 
 /// How ``ReceiptMinter`` wraps a payload in PKCS#7 `SignedData`.
@@ -16,7 +16,7 @@ public struct SignedDataOptions: Sendable {
     public var certificates: [ForgeCertificate]
     /// `.indefinite` writes the outer structures with indefinite lengths, as Xcode's StoreKit Testing receipts
     /// do (Apple-signed receipts use definite lengths: `docs/receipt-format.md` §1).
-    public var lengthForm: DERWriter.LengthForm
+    package var lengthForm: DERWriter.LengthForm
     /// How the payload sits in `eContent`.
     public var eContentForm: EContentForm
 

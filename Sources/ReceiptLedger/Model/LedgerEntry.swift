@@ -33,7 +33,7 @@ public struct LedgerEntry: Sendable {
     /// owner's account, to callers naming no account when it names none. A notification (``notification``) never
     /// does, whatever this says: Apple's push records facts and leaves every transaction pending for those who
     /// credit it (docs/ledger.md, "New to whom").
-    public var reportsNew = true
+    package var reportsNew = true
     public var onConflict: ConflictPolicy
 
     public init(

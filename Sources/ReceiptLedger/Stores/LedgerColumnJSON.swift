@@ -1,10 +1,10 @@
 import BER
-public import ReceiptModel
+@_spi(Fuzzing) public import ReceiptModel
 
 /// How the audit trail's two list columns hold their values (`new_transaction_ids`, `conflicts`): JSON arrays
 /// written and read here only. The shapes are the ones the server's answers and the audit export use too, so those
 /// write them through ``write(ids:to:)`` and ``write(conflicts:to:)``.
-public enum LedgerColumnJSON {
+@_spi(Fuzzing) public enum LedgerColumnJSON {
     /// `["id",…]`.
     public static func write(ids: [String], to writer: inout JSONWriter) {
         writer.beginArray()

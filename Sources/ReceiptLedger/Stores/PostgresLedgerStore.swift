@@ -2,7 +2,7 @@ import BER
 public import Logging
 import NIOSSL
 import PostgresNIO
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 import Synchronization
 
 /// The ledger for replicas: one PostgreSQL database shared by every `receipt-server` behind a load balancer,

@@ -1,5 +1,5 @@
 import PostgresNIO
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 
 /// Every SQL text the PostgreSQL store runs, generated once from the tables' column lists (``LedgerColumn``).
 /// A batch's rows go to the server as one JSON array of records (`jsonb_to_recordset`, typed by

@@ -288,7 +288,7 @@ public final class SQLiteLedgerStore: LedgerStore {
     }
 
     /// Whether the ledger holds any subscription state a receipt cannot show (renewal info, notifications).
-    public func holdsSubscriptionState() async throws(LedgerError) -> Bool {
+    package func holdsSubscriptionState() async throws(LedgerError) -> Bool {
         try await read { db in try Bool.fetchOne(db, sql: SQLiteStatements.holdsSubscriptionState) ?? true }
     }
 

@@ -9,7 +9,7 @@
 ///    JSON object is read for exactly one of the members ``members`` names, which also gives a JWS's kind
 ///    (`{"signedPayload": …}`, Apple's notification body, holds a notification);
 /// 4. anything else is a receipt's text (base64, a `data:` URL, iOS 6 plist text), for ``ReceiptInput``.
-public enum InputDocument: Sendable, Equatable {
+@_spi(Fuzzing) public enum InputDocument: Sendable, Equatable {
     /// Bytes for ``ReceiptInput``.
     case receipt(ArraySlice<UInt8>)
     /// A JWS's text; `kind` when the member that held it says it (`nil`: on its own), with that member's name.

@@ -96,7 +96,7 @@ public enum AppleReceiptJSON {
     }
 
     /// Writes one `in_app` entry.
-    public static func write(_ purchase: InAppPurchase, to writer: inout JSONWriter) {
+    @_spi(Fuzzing) public static func write(_ purchase: InAppPurchase, to writer: inout JSONWriter) {
         writer.beginObject()
         if let value = purchase.quantity { writeNumberString("quantity", value, to: &writer) }
         if let value = purchase.productIDBytes { writer.field("product_id" as StaticString, utf8: value) }

@@ -51,7 +51,7 @@ public indirect enum JSONValue: Sendable, Hashable {
     }
 
     /// Writes this value with ``JSONWriter`` (its escaping, the package's one).
-    public func write(to writer: inout JSONWriter) {
+    @_spi(Fuzzing) public func write(to writer: inout JSONWriter) {
         switch self {
         case .null: writer.null()
         case .bool(let value): writer.bool(value)

@@ -2,7 +2,7 @@
 ///
 /// verifyReceipt's JSON has a fixed key order and string formats; writing it directly is both
 /// simpler to keep exact and several times faster than building dictionaries for an encoder.
-public struct JSONWriter: Sendable {
+@_spi(Fuzzing) public struct JSONWriter: Sendable {
     /// The JSON written so far (UTF-8).
     public private(set) var bytes: [UInt8] = []
     private var needsComma = false

@@ -1,4 +1,4 @@
-public import BER
+@_spi(Fuzzing) public import BER
 
 /// `AlgorithmIdentifier ::= SEQUENCE { algorithm OBJECT IDENTIFIER, parameters ANY OPTIONAL }`
 /// (RFC 5280 §4.1.1.2).
@@ -13,7 +13,7 @@ public struct AlgorithmIdentifier: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Decodes the SEQUENCE `element`.
-    public init(berElement element: BERElement) throws(BERError) {
+    package init(berElement element: BERElement) throws(BERError) {
         try element.expectTag(.sequence)
         var fields = try element.children()
         algorithm = try fields.read(expecting: .objectIdentifier).objectIdentifierValue()

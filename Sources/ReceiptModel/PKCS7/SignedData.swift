@@ -1,4 +1,4 @@
-public import BER
+@_spi(Fuzzing) public import BER
 
 /// The PKCS#7 / CMS `SignedData` that wraps an App Store receipt (RFC 5652 §5.1):
 ///

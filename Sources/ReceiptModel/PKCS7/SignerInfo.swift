@@ -1,4 +1,4 @@
-public import BER
+@_spi(Fuzzing) public import BER
 
 /// One signer of a `SignedData` (RFC 5652 §5.3):
 ///
@@ -35,7 +35,7 @@ public struct SignerInfo: Sendable {
     public let signature: ArraySlice<UInt8>
 
     /// Decodes the SEQUENCE `element`.
-    public init(berElement element: BERElement) throws(BERError) {
+    package init(berElement element: BERElement) throws(BERError) {
         try element.expectTag(.sequence)
         var fields = try element.children()
         version = try fields.read(expecting: .integer).integerValue()

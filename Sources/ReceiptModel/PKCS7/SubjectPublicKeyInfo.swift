@@ -1,4 +1,4 @@
-public import BER
+@_spi(Fuzzing) package import BER
 
 /// The public key of a DER certificate, read by this package's own BER reader before OpenSSL sees the
 /// certificate, so that a verifier can refuse a key by its kind and size before any costly decoding.
@@ -17,9 +17,9 @@ public import BER
 /// RSAPublicKey ::= SEQUENCE { modulus INTEGER, publicExponent INTEGER }
 /// ```
 /// (RFC 5280 §4.1, RFC 8017 §A.1.1.)
-public struct SubjectPublicKeyInfo: Sendable {
+package struct SubjectPublicKeyInfo: Sendable {
     /// `algorithm.algorithm`, e.g. `rsaEncryption`.
-    public let algorithm: ASN1ObjectIdentifier
+    package let algorithm: ASN1ObjectIdentifier
     /// For `rsaEncryption` (parameters NULL or absent, a well-formed `RSAPublicKey`): the modulus and public
     /// exponent sizes in bits. `nil` for any other key.
     package let rsaSizes: (modulusBits: Int, exponentBits: Int)?
@@ -29,7 +29,7 @@ public struct SubjectPublicKeyInfo: Sendable {
 
     /// Reads the key of the DER certificate `der`, without decoding anything else of it.
     /// - Throws: ``BERError`` when the certificate is not shaped as above.
-    public init(certificate der: ArraySlice<UInt8>) throws(BERError) {
+    package init(certificate der: ArraySlice<UInt8>) throws(BERError) {
         var top = BERReader(der)
         var certificate = try top.read(expecting: .sequence).children()
         var tbs = try certificate.read(expecting: .sequence).children()

@@ -1,4 +1,4 @@
-import BER
+@_spi(Fuzzing) import BER
 
 /// Walks a `SET OF ReceiptAttribute` and hands each attribute to a closure, fast.
 ///

@@ -1,4 +1,4 @@
-import BER
+@_spi(Fuzzing) import BER
 
 /// One in-app purchase record: the `SET OF ReceiptAttribute` inside a type 17 attribute.
 ///

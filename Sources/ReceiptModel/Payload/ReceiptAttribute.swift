@@ -1,4 +1,4 @@
-public import BER
+@_spi(Fuzzing) public import BER
 
 /// One attribute of the receipt payload or of an in-app purchase record:
 ///
@@ -24,7 +24,7 @@ public struct ReceiptAttribute: Hashable, Sendable {
     }
 
     /// Decodes the SEQUENCE `element`.
-    public init(berElement element: BERElement) throws(BERError) {
+    package init(berElement element: BERElement) throws(BERError) {
         try element.expectTag(.sequence)
         var fields = try element.children()
         type = try fields.read(expecting: .integer).integerValue()

@@ -1,4 +1,4 @@
-import BER
+@_spi(Fuzzing) import BER
 
 /// The decoded receipt payload: `ReceiptPayload ::= SET OF ReceiptAttribute`.
 ///

@@ -1,4 +1,4 @@
-public import ReceiptModel
+@_spi(Fuzzing) public import ReceiptModel
 public import ReceiptVerification
 
 /// What is sent to verifyReceipt: `{"receipt-data", "password", "exclude-old-transactions"}`.

@@ -1,5 +1,5 @@
-public import ReceiptModel
-public import ReceiptVerification
+@_spi(Fuzzing) package import ReceiptModel
+package import ReceiptVerification
 
 /// A JWS verdict as JSON, the same way for verify-local's report line and the server's `/v1/verify`:
 ///
@@ -9,9 +9,9 @@ public import ReceiptVerification
 ///  "nested":[{"verdict":…,"payload_type":…,"payload":{…}},…]}
 /// ```
 /// `payload` is the signed payload's members as signed (numbers as written); `nested` only for notifications.
-public enum JWSVerdictJSON {
+package enum JWSVerdictJSON {
     /// verify-local's line for one file: `{"file", …}` then the members above.
-    public static func report(file: String, _ verdict: JWSVerdict) -> [UInt8] {
+    package static func report(file: String, _ verdict: JWSVerdict) -> [UInt8] {
         var writer = JSONWriter(capacity: 4096)
         writer.beginObject()
         writer.field("file", file)
@@ -21,7 +21,7 @@ public enum JWSVerdictJSON {
     }
 
     /// The verdict's members, inside an object the caller opened.
-    public static func write(_ verdict: JWSVerdict, to writer: inout JSONWriter) {
+    package static func write(_ verdict: JWSVerdict, to writer: inout JSONWriter) {
         writer.field("verdict", verdict.outcome.rawValue)
         VerdictJSON.writeReasons(verdict.reasons, to: &writer)
         writer.field("kind", "jws")

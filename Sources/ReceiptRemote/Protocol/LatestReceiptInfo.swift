@@ -1,4 +1,4 @@
-public import ReceiptModel
+@_spi(Fuzzing) public import ReceiptModel
 
 /// verifyReceipt's `latest_receipt_info`, derived from the receipt alone.
 ///
@@ -10,7 +10,7 @@ public import ReceiptModel
 /// response in `../shared/receipts/rc-sampleapp-sandbox-2020.verifyReceipt.json` (oldest first,
 /// whereas its `in_app` keeps receipt order). Apple does not document an order; clients should not
 /// depend on one.
-public enum LatestReceiptInfo {
+@_spi(Fuzzing) public enum LatestReceiptInfo {
     /// `true` when the purchase is an auto-renewable subscription: product type 3 (attribute 1707),
     /// or, for receipts without a product type, an expiry date.
     package static func isAutoRenewable(_ purchase: InAppPurchase) -> Bool {

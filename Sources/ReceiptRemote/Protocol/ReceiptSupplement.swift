@@ -1,7 +1,7 @@
-public import ReceiptModel
+@_spi(Fuzzing) public import ReceiptModel
 
 /// What a store of verified facts (the ledger) knows about a valid receipt's subscriptions beyond the receipt, in
-/// the terms of Apple's verifyReceipt body: the one renderer (``VerifyReceiptBody/answer(_:status:requestDate:excludeOldTransactions:receiptData:supplement:)``)
+/// the terms of Apple's verifyReceipt body: the one renderer (`VerifyReceiptBody.answer(_:status:requestDate:excludeOldTransactions:receiptData:supplement:)`)
 /// writes it into `latest_receipt_info` and `pending_renewal_info`.
 ///
 /// Only verified facts may be put here: the receipt's own signed entries, verified StoreKit 2 JWS and verified

@@ -1,6 +1,6 @@
 import BER
-public import ReceiptModel
-public import ReceiptVerification
+@_spi(Fuzzing) public import ReceiptModel
+package import ReceiptVerification
 
 /// The verdict JSON: one renderer for `verify-local --format json` (one line per file) and the body of the
 /// server's `/v1/verify`. Both write the same members the same way (the reasons, the chain, the decoded
@@ -67,7 +67,7 @@ public enum VerdictJSON {
     ///   - requestDate: when the server answered.
     ///   - excludeOldTransactions: trims `latest_receipt_info` as verifyReceipt does.
     ///   - appending: writes members of a layer above (the ledger's `ledger`) last.
-    public static func response(
+    @_spi(Fuzzing) public static func response(
         _ result: AttributedVerdict, requestDate: ReceiptDate, excludeOldTransactions: Bool,
         appending: (inout JSONWriter) -> Void = { _ in }
     ) -> [UInt8] {

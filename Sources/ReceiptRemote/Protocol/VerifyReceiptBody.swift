@@ -1,4 +1,4 @@
-public import ReceiptModel
+@_spi(Fuzzing) public import ReceiptModel
 import ReceiptVerification
 
 /// The body of a verifyReceipt response this package answers (the server's `/verifyReceipt`), written in
@@ -6,7 +6,7 @@ import ReceiptVerification
 ///
 /// `{"status": 0, "environment": …, "receipt": {…}, "latest_receipt_info": […], "latest_receipt": …}`
 /// for a valid receipt; `{"status": N}` otherwise, as Apple answers errors.
-public enum VerifyReceiptBody {
+@_spi(Fuzzing) public enum VerifyReceiptBody {
     /// The body of a verifyReceipt answer, whoever decided it: the one renderer of Apple's shape.
     ///
     /// Which body ``VerifyReceiptStatus/body(of:status:)`` says: Apple's own, passed through when Apple decided; the

@@ -1,7 +1,7 @@
 import Hummingbird
 import ReceiptIntake
 import ReceiptLedger
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 
 /// `POST /v1/notifications/appstore`: the URL an operator gives Apple for App Store Server Notifications, V2
 /// (`{"signedPayload": "<jws>"}`) and V1 (`notification_type`, `password`, `unified_receipt`).

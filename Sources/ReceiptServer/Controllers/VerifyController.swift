@@ -1,8 +1,8 @@
 import Hummingbird
 import ReceiptIntake
 import ReceiptLedger
-import ReceiptModel
-import ReceiptRemote
+@_spi(Fuzzing) import ReceiptModel
+@_spi(Fuzzing) import ReceiptRemote
 import ReceiptVerification
 
 /// `POST /v1/verify`: the project's richer verdict, for an app receipt or a StoreKit 2 signed transaction.

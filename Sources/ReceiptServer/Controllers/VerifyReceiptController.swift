@@ -3,7 +3,7 @@ import Hummingbird
 import ReceiptIntake
 import ReceiptLedger
 import ReceiptModel
-import ReceiptRemote
+@_spi(Fuzzing) import ReceiptRemote
 import ReceiptVerification
 
 /// `POST /verifyReceipt` and `POST /sandbox/verifyReceipt`: Apple's request and response bodies.

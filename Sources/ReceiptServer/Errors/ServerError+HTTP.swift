@@ -1,6 +1,6 @@
 public import HTTPTypes
 public import Hummingbird
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 
 /// `/v1/verify`'s refusals: the route throws a ``ServerError`` and Hummingbird answers it with
 /// `{"error": {"code": …, "message": …}}` and the HTTP status below.

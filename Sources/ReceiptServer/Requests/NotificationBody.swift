@@ -1,6 +1,6 @@
 public import ReceiptIntake
 import ReceiptLedger
-import ReceiptModel
+@_spi(Fuzzing) import ReceiptModel
 
 /// An App Store Server Notification's body as `POST /v1/notifications/appstore` receives it, parsed but not
 /// verified: version 2's `signedPayload`, or version 1's members.

@@ -5,7 +5,7 @@ public import ReceiptIntake
 public import ReceiptLedger
 import ReceiptModel
 import ReceiptRemote
-public import ReceiptVerification
+package import ReceiptVerification
 
 /// The server's routes: Apple's verifyReceipt contract, the project's `/v1` API, `/health` and `/metrics`, for a
 /// Hummingbird router of any request context.
@@ -83,7 +83,7 @@ public struct ReceiptRoutes: Sendable {
 
     /// The route of a verifyReceipt endpoint: `/verifyReceipt` stands in for
     /// `https://buy.itunes.apple.com/verifyReceipt`, `/sandbox/verifyReceipt` for the sandbox one.
-    public static func path(_ endpoint: ReceiptEnvironment) -> String {
+    package static func path(_ endpoint: ReceiptEnvironment) -> String {
         endpoint == .production ? "/verifyReceipt" : "/sandbox/verifyReceipt"
     }
 

@@ -1,6 +1,6 @@
 package import HTTPTypes
 package import Hummingbird
-import ReceiptRemote
+@_spi(Fuzzing) import ReceiptRemote
 
 /// A refusal on the verifyReceipt routes, answered the way Apple's verifyReceipt answers: a status-only
 /// body, `{"status":21000}` for a request it cannot read (HTTP 200, as Apple) and `{"status":21005}` when
