@@ -1,4 +1,4 @@
-package import BER
+import BER
 internal import COpenSSL
 
 /// An error from the crypto layer: an OpenSSL call failed or was handed input it cannot use.

@@ -1,8 +1,8 @@
-package import Logging
+import Logging
 public import ReceiptLedger
 import ReceiptModel
-package import ReceiptRemote
-package import ReceiptVerification
+import ReceiptRemote
+import ReceiptVerification
 
 /// The application: for each input, verify → consult the ledger → (ask Apple) → record → a typed answer.
 ///

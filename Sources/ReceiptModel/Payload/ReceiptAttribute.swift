@@ -1,4 +1,4 @@
-@_spi(Fuzzing) public import BER
+@_spi(Fuzzing) package import BER
 
 /// One attribute of the receipt payload or of an in-app purchase record:
 ///

@@ -1,4 +1,4 @@
-public import ReceiptModel
+package import ReceiptModel
 public import ReceiptVerification
 
 /// The fallback's first half: a receipt verified locally, and whether the decision table sends it to Apple.

@@ -1,6 +1,6 @@
 import BER
 @_spi(Fuzzing) public import ReceiptModel
-package import ReceiptVerification
+import ReceiptVerification
 
 /// The verdict JSON: one renderer for `verify-local --format json` (one line per file) and the body of the
 /// server's `/v1/verify`. Both write the same members the same way (the reasons, the chain, the decoded

@@ -6,7 +6,7 @@ import ReceiptVerification
 ///
 /// `{"status": 0, "environment": …, "receipt": {…}, "latest_receipt_info": […], "latest_receipt": …}`
 /// for a valid receipt; `{"status": N}` otherwise, as Apple answers errors.
-@_spi(Fuzzing) public enum VerifyReceiptBody {
+public enum VerifyReceiptBody {
     /// The body of a verifyReceipt answer, whoever decided it: the one renderer of Apple's shape.
     ///
     /// Which body ``VerifyReceiptStatus/body(of:status:)`` says: Apple's own, passed through when Apple decided; the
@@ -57,7 +57,7 @@ import ReceiptVerification
     ///   - requestDate: when the server answered; rendered as `receipt.request_date*`.
     ///   - latestReceiptInfo: the auto-renewable entries, or `nil` to leave the key out.
     ///   - latestReceipt: the receipt data to echo as `latest_receipt`, or `nil`.
-    public static func valid(
+    @_spi(Fuzzing) public static func valid(
         payload: ReceiptPayload, environment: String, requestDate: ReceiptDate,
         latestReceiptInfo: [InAppPurchase]?, latestReceipt: [UInt8]?
     ) -> [UInt8] {
