@@ -1,3 +1,4 @@
+import ReceiptLedger
 public import ReceiptVerification
 
 /// The operator's rules the intake holds every call to; a call may only narrow them, never loosen them.
@@ -10,10 +11,16 @@ public struct IntakeRules: Sendable {
     /// What a notification must be to be recorded (``NotificationPolicy``).
     public var notifications: NotificationPolicy
 
-    public init(sharedSecret: String? = nil, acceptsAnyEnvironment: Bool = false, notifications: NotificationPolicy) {
+    /// The notification policy defaults to Apple's rules with the ledger's own limits on a `notificationUUID`
+    /// (`LedgerLimits.isNotificationID`): an id the ledger could not key on is refused before
+    /// anything is recorded, whoever builds the rules.
+    public init(
+        sharedSecret: String? = nil, acceptsAnyEnvironment: Bool = false,
+        notifications: NotificationPolicy? = nil
+    ) {
         self.sharedSecret = sharedSecret
         self.acceptsAnyEnvironment = acceptsAnyEnvironment
-        self.notifications = notifications
+        self.notifications = notifications ?? NotificationPolicy(isRecordableID: { LedgerLimits.isNotificationID($0) })
     }
 
     /// Whether `password` may be used: with a shared secret configured, only that secret (compared in constant

@@ -70,8 +70,10 @@ extension ReceiptIntake {
     func consultLedger(_ local: LocalVerification, _ call: ReceiptCall, logger: Logger)
         async throws(IntakeError) -> (AttributedVerdict, LedgerConsultation)
     {
-        let ask = { () async throws(IntakeError) in
-            try await inSlot { await decider.askApple(local, request: call.request) }
+        // A verdict Apple will not be asked about is final as it is: no second slot, no call.
+        let ask = { () async throws(IntakeError) -> AttributedVerdict in
+            guard local.trigger != nil, call.request.allowsRemote else { return local.result }
+            return try await inSlot { await decider.askApple(local, request: call.request) }
         }
         guard let ledger, case .verifyReceipt = call.contract else { return (try await ask(), .none) }
         let wouldAskApple = local.trigger != nil && call.request.allowsRemote

@@ -125,7 +125,7 @@ struct VerifyLocal: AsyncParsableCommand {
         if let verifier {
             // The server's intake, without a ledger: one verification per receipt, Apple only as the table says.
             let intake = ReceiptIntake(
-                decider: fallback ?? FallbackVerifier(verifier: verifier), rules: IntakeRules(notifications: .init()),
+                decider: fallback ?? FallbackVerifier(verifier: verifier), rules: IntakeRules(),
                 maximumInFlight: .max)
             let makeRequest = remote.requestMaker(now: ReceiptDate.systemNow)
             let attributed = fallback != nil

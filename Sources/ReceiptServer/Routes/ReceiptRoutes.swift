@@ -43,8 +43,7 @@ public struct ReceiptRoutes: Sendable {
     ) {
         self.configuration = configuration
         let rules = IntakeRules(
-            sharedSecret: configuration.sharedSecret, acceptsAnyEnvironment: configuration.acceptsAnyEnvironment,
-            notifications: NotificationPolicy(isRecordableID: { LedgerLimits.isNotificationID($0) }))
+            sharedSecret: configuration.sharedSecret, acceptsAnyEnvironment: configuration.acceptsAnyEnvironment)
         self.intake = ReceiptIntake(
             decider: decider, ledger: ledger, rules: rules, maximumInFlight: configuration.maximumInFlight)
         self.metrics = metrics
