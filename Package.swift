@@ -81,7 +81,7 @@ let package = Package(
         .target(
             name: "ReceiptRemote",
             dependencies: [
-                "BER", "ReceiptModel", "ReceiptVerification",
+                "BER", "ReceiptModel", "ReceiptCrypto", "ReceiptVerification",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

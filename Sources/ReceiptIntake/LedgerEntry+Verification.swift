@@ -77,11 +77,13 @@ extension LedgerEntry {
     /// The entry for one JWS verification (a StoreKit 2 signed transaction or renewal info, or a V2 notification):
     /// the audit facts, and when the verdict is `valid` the transaction, the renewal info and the notification's
     /// record (from the notification's own verified nested JWS).
-    /// - Parameter received: the JWS text as received; its SHA-256 is the audit entry's digest.
+    /// - Parameters:
+    ///   - received: the JWS text as received; its SHA-256 is the audit entry's digest.
+    ///   - source: who handed over a signed transaction: StoreKit 2 (the app, by default) or the App Store Server API.
     /// - Throws: ``IntakeError/Code/digestFailed``.
     public init(
         jws verdict: JWSVerdict, received: [UInt8], endpoint: String, account: String?, time: ReceiptDate,
-        catalogue: ProductCatalogue, onConflict: ConflictPolicy
+        catalogue: ProductCatalogue, onConflict: ConflictPolicy, source: LedgerSource = .storeKit
     ) throws(IntakeError) {
         var transactions: [LedgerTransaction] = []
         var renewals: [LedgerRenewal] = []
@@ -92,7 +94,7 @@ extension LedgerEntry {
             let recorder = TransactionRecorder(time: time, catalogue: catalogue)
             switch verdict.payload {
             case .transaction(let jws)?:
-                transactions = recorder.transaction(jws, source: .storeKit).map { [$0] } ?? []
+                transactions = recorder.transaction(jws, source: source).map { [$0] } ?? []
             case .renewalInfo(let jws)?:
                 renewals = recorder.renewal(jws).map { [$0] } ?? []
             case .notification(let payload)?:

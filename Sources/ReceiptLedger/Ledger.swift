@@ -66,7 +66,7 @@ public final class Ledger: Sendable {
         if let reason = entry.unstorableReason() { throw LedgerError(.invalidEntry, reason) }
         let outcome = try await group.record(entry)
         if !entry.renewals.isEmpty || entry.notification != nil
-            || entry.transactions.contains(where: { $0.source == .storeKit || $0.source == .notification })
+            || entry.transactions.contains(where: { LedgerSource.beyondReceipts.contains($0.source) })
         {
             noteSubscriptionState()
         }

@@ -19,7 +19,9 @@ import Testing
         "ReceiptCrypto": ["BER", "COpenSSL"],
         "ReceiptVerification": Set(["BER", "ReceiptModel", "ReceiptCrypto"]).union(foundation),
         "ReceiptForge": Set(["BER", "ReceiptModel", "ReceiptCrypto"]).union(foundation),
-        "ReceiptRemote": Set(["BER", "ReceiptModel", "ReceiptVerification", "AsyncHTTPClient", "Logging"]).union(nio)
+        "ReceiptRemote": Set([
+            "BER", "ReceiptModel", "ReceiptCrypto", "ReceiptVerification", "AsyncHTTPClient", "Logging",
+        ]).union(nio)
             .union(foundation),
         "ReceiptLedger": Set([
             "BER", "ReceiptModel", "ReceiptVerification", "GRDB", "GRDBSQLite", "PostgresNIO", "Logging",

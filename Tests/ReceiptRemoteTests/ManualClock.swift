@@ -1,3 +1,4 @@
+import ReceiptModel
 import ReceiptRemote
 import Synchronization
 
@@ -13,6 +14,14 @@ final class ManualClock: RemoteClock {
         try Task.checkCancellation()
         slept.withLock { $0.append(duration) }
         elapsed.withLock { $0 += duration }
+    }
+
+    /// The wall clock: 2026-01-01T00:00:00Z plus the time elapsed on this clock.
+    func wallTime() -> ReceiptDate {
+        let elapsed = now().components
+        return ReceiptDate(
+            clampingMillisecondsSince1970: 1_767_225_600_000 + elapsed.seconds * 1000 + elapsed.attoseconds
+                / 1_000_000_000_000_000)
     }
 
     func advance(by duration: Duration) { elapsed.withLock { $0 += duration } }

@@ -14,6 +14,12 @@ public struct LedgerSource: RawRepresentable, Sendable, Hashable, CustomStringCo
     public static let storeKit = LedgerSource(rawValue: "storekit_jws")
     /// A transaction nested in an App Store Server Notification V2, verified locally.
     public static let notification = LedgerSource(rawValue: "notification_v2")
+    /// A signed transaction from Apple's App Store Server API (a history sync, subscription statuses), verified
+    /// locally.
+    public static let serverAPI = LedgerSource(rawValue: "server_api")
+
+    /// The sources that may know more than a receipt shows (renewals after it, refunds): signed, and not a receipt.
+    package static let beyondReceipts: [LedgerSource] = [.storeKit, .notification, .serverAPI]
 
     /// Whether Apple signed what this source reports and the package verified the signature locally. Apple's
     /// verifyReceipt answer is JSON over TLS, signed by no one: what it alone reports is recorded only where it

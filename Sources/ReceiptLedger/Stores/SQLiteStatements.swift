@@ -73,8 +73,8 @@ enum SQLiteStatements {
     static let holdsSubscriptionState =
         "SELECT EXISTS (SELECT 1 FROM \(Renewal.table)) OR EXISTS (SELECT 1 FROM \(Notification.table)) "
         + "OR EXISTS (SELECT 1 FROM \(Token.table)) OR EXISTS (SELECT 1 FROM \(Transaction.table) "
-        + "WHERE \(Transaction.source.name) IN ('\(LedgerSource.storeKit.rawValue)', "
-        + "'\(LedgerSource.notification.rawValue)'))"
+        + "WHERE \(Transaction.source.name) IN ("
+        + LedgerSource.beyondReceipts.map { "'\($0.rawValue)'" }.joined(separator: ", ") + "))"
 
     private static func select<Column: LedgerColumn>(_: Column.Type) -> String {
         "SELECT \(Column.list()) FROM \(Column.table)"

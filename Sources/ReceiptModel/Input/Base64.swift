@@ -90,6 +90,24 @@ public enum Base64 {
     /// Encodes bytes with the standard alphabet and padding.
     public static func encode(_ bytes: [UInt8]) -> String { encode(bytes[...]) }
 
+    /// Encodes bytes as base64url without padding (RFC 4648 §5, RFC 7515 §2): how a compact JWS writes each of its
+    /// segments.
+    package static func encodeURL(_ bytes: ArraySlice<UInt8>) -> String {
+        var output: [UInt8] = []
+        append(bytes, to: &output)
+        var url: [UInt8] = []
+        url.reserveCapacity(output.count)
+        for byte in output {
+            switch byte {
+            case UInt8(ascii: "+"): url.append(UInt8(ascii: "-"))
+            case UInt8(ascii: "/"): url.append(UInt8(ascii: "_"))
+            case UInt8(ascii: "="): continue
+            default: url.append(byte)
+            }
+        }
+        return String(decoding: url, as: UTF8.self)
+    }
+
     /// Appends the base64 of `bytes` (standard alphabet, padded) to `output`.
     public static func append(_ bytes: ArraySlice<UInt8>, to output: inout [UInt8]) {
         JSONWriter.append(capacity: encodedCount(bytes.count), to: &output) { $0.putBase64(bytes) }

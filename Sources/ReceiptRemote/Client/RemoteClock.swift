@@ -1,3 +1,5 @@
+public import ReceiptModel
+
 /// The time source of the remote client: a monotonic "now" and a sleep.
 ///
 /// Injected so that backoff, deadlines and the circuit breaker's cool-down are deterministic in tests
@@ -7,6 +9,8 @@ public protocol RemoteClock: Sendable {
     func now() -> Duration
     /// Suspends for `duration`; throws `CancellationError` when the task is cancelled.
     func sleep(for duration: Duration) async throws
+    /// The wall-clock instant now: what a JWT's `iat` states and what a `Retry-After` (a UNIX time) is compared with.
+    func wallTime() -> ReceiptDate
 }
 
 /// The system's monotonic clock (`ContinuousClock`): the default a caller chooses outside tests.
@@ -21,4 +25,6 @@ public struct SystemRemoteClock: RemoteClock {
     public func sleep(for duration: Duration) async throws {
         try await clock.sleep(for: duration)
     }
+
+    public func wallTime() -> ReceiptDate { ReceiptDate.systemNow() }
 }

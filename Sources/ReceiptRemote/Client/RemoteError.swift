@@ -20,6 +20,11 @@ public struct RemoteError: CodedError {
             case environmentLoop = "remote.environment_loop"
             case invalidConfiguration = "remote.invalid_configuration"
             case cancelled = "remote.cancelled"
+            case apiError = "remote.api_error"
+            case unauthorized = "remote.unauthorized"
+            case notFound = "remote.not_found"
+            case rateLimited = "remote.rate_limited"
+            case invalidArgument = "remote.invalid_argument"
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -47,11 +52,25 @@ public struct RemoteError: CodedError {
         public static let invalidConfiguration = Code(.invalidConfiguration)
         /// The calling task was cancelled.
         public static let cancelled = Code(.cancelled)
+        /// The App Store Server API refused the request with an error that asking again will not change (an
+        /// invalid id, a bad request); ``RemoteError/lastStatus`` has Apple's `errorCode`.
+        public static let apiError = Code(.apiError)
+        /// The App Store Server API answered 401 again after the token was renewed, in every environment tried: the
+        /// key, its id, the issuer or the bundle id is wrong, or the key was revoked.
+        public static let unauthorized = Code(.unauthorized)
+        /// The App Store Server API does not know the id in any environment tried (4040010, 4040005).
+        public static let notFound = Code(.notFound)
+        /// The App Store Server API asked to wait (429, `Retry-After`) past the call's deadline.
+        public static let rateLimited = Code(.rateLimited)
+        /// An id or filter given to the App Store Server API client is not one Apple could take (empty, too long, or
+        /// characters outside letters, digits, `.`, `-`, `_`); nothing was sent.
+        public static let invalidArgument = Code(.invalidArgument)
 
         /// Every code.
         static let all: [Code] = [
             .unavailable, .timeout, .deadlineExceeded, .circuitOpen, .httpStatus, .malformedResponse,
-            .responseTooLarge, .retriesExhausted, .environmentLoop, .invalidConfiguration, .cancelled,
+            .responseTooLarge, .retriesExhausted, .environmentLoop, .invalidConfiguration, .cancelled, .apiError,
+            .unauthorized, .notFound, .rateLimited, .invalidArgument,
         ]
 
         /// The code as a dotted string.
@@ -62,7 +81,8 @@ public struct RemoteError: CodedError {
     public let code: Code
     /// What happened, in words (never the receipt or the secret).
     public let reason: String
-    /// Apple's last verifyReceipt `status`, when one was received (``Code/retriesExhausted``, ``Code/environmentLoop``).
+    /// Apple's last verifyReceipt `status` (``Code/retriesExhausted``, ``Code/environmentLoop``) or App Store Server
+    /// API `errorCode` (``Code/apiError``, ``Code/notFound``, ``Code/retriesExhausted``), when one was received.
     public let lastStatus: Int?
     /// How many HTTP attempts were made before giving up.
     public let attempts: Int

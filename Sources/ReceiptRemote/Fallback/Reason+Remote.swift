@@ -17,6 +17,9 @@ extension Reason.Code {
     /// Apple's `receipt` does not describe the receipt sent (kind, bundle id, transaction ids): the local
     /// verdict stands.
     public static let remoteReceiptMismatch = Reason.Code(layerCode: "remote.receipt_mismatch")
+    /// A signed item of an App Store Server API answer names another app or environment than the answer's unsigned
+    /// envelope (and the request): it is not counted, whatever its signature.
+    public static let remoteEnvelopeMismatch = Reason.Code(layerCode: "remote.envelope_mismatch")
     /// A note: the receipt's newest expiry is before the instant asked about.
     public static let subscriptionExpiredInReceipt = Reason.Code(layerCode: "subscription.expired_in_receipt")
 
@@ -26,7 +29,7 @@ extension Reason.Code {
     /// The codes this layer adds: every one above and every ``RemoteError/Code``.
     static let remoteCodes: Set<Reason.Code> = Set<Reason.Code>([
         .remoteRejected, .remoteSharedSecretRejected, .remoteRequestRejected, .remoteUnexpectedStatus,
-        .remoteSubscriptionExpired, .remoteReceiptMismatch, .subscriptionExpiredInReceipt,
+        .remoteSubscriptionExpired, .remoteReceiptMismatch, .subscriptionExpiredInReceipt, .remoteEnvelopeMismatch,
     ]).union(RemoteError.Code.all.map { Reason.Code($0) })
 
     /// `true` for a code of the remote fallback (Apple's answer or the client), `false` for the local
