@@ -1,5 +1,5 @@
 @_spi(Fuzzing) import ReceiptModel
-public import ReceiptVerification
+import ReceiptVerification
 
 /// Walking paged answers and verifying their signed items.
 extension AppStoreServerAPIClient {

@@ -2,7 +2,7 @@ public import AsyncHTTPClient
 public import Logging
 import NIOCore
 import NIOHTTP1
-@_spi(Fuzzing) public import ReceiptModel
+import ReceiptModel
 public import ReceiptVerification
 
 /// Apple's App Store Server API, asked the way a careful operator would, with every signed item verified locally.
