@@ -117,7 +117,11 @@ extension LedgerEntry {
         self.notification = notification
     }
 
-    /// A V2 notification's record: its `notificationUUID` (when it is one the stores can key on) and what it was.
+    /// A V2 notification's record: its `notificationUUID` (when it is one the stores can key on), what it was, and
+    /// the app and environment it is about, from the signed payload's `data`, `summary`, `externalPurchaseToken` or
+    /// `appData` (``NotificationV2/bundleID`` and ``NotificationV2/environment``). A bundle id outside
+    /// ``LedgerLimits`` and an environment the ledger has no case for (`LocalTesting`, one Apple adds later) are
+    /// recorded as none: the notification itself is still recorded once.
     static func notification(
         _ payload: NotificationV2, received: ReceiptDate, about transaction: LedgerTransaction?,
         _ renewal: LedgerRenewal?
@@ -125,9 +129,12 @@ extension LedgerEntry {
         guard let id = payload.notificationUUID, LedgerLimits.isNotificationID(id) else { return nil }
         let name = { (value: String?) in LedgerLimits.text(value, maximum: LedgerLimits.maximumNameLength) }
         return LedgerNotification(
-            id: id, version: "2", notificationType: name(payload.notificationType?.rawValue) ?? "",
+            id: id, version: LedgerNotification.version2,
+            notificationType: name(payload.notificationType?.rawValue) ?? "",
             subtype: name(payload.subtype?.rawValue),
             signedDate: payload.signedDate, received: received,
-            originalTransactionID: transaction?.originalTransactionID ?? renewal?.originalTransactionID)
+            originalTransactionID: transaction?.originalTransactionID ?? renewal?.originalTransactionID,
+            bundleID: payload.bundleID.flatMap { LedgerLimits.isBundleID($0) ? $0 : nil },
+            environment: payload.environment.flatMap { ReceiptEnvironment(rawValue: $0.rawValue) })
     }
 }

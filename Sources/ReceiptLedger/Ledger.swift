@@ -1,5 +1,6 @@
 public import Logging
 public import ReceiptModel
+public import ReceiptVerification
 import Synchronization
 
 /// The ledger as a backend uses it: records verifications (group-committed, exactly once per transaction
@@ -88,6 +89,18 @@ public final class Ledger: Sendable {
     /// Every transaction and renewal state the ledger holds under `originalTransactionIDs`.
     public func subscriptions(originalTransactionIDs: [String]) async throws(LedgerError) -> LedgerSubscriptions {
         try await store.subscriptions(originalTransactionIDs: originalTransactionIDs)
+    }
+
+    /// The greatest signed date among the V2 notifications recorded about the app `bundleID` in `environment`, or
+    /// `nil` when none is: where a server backfills the notifications it missed, for each app and environment
+    /// (``LedgerStore/latestNotificationSignedDate(bundleID:environment:)``).
+    /// - Parameters:
+    ///   - bundleID: the app's bundle id, as Apple signs it in its notifications.
+    ///   - environment: `Production` or `Sandbox`: each has its own notifications.
+    public func latestNotificationSignedDate(
+        bundleID: String, environment: ReceiptEnvironment
+    ) async throws(LedgerError) -> ReceiptDate? {
+        try await store.latestNotificationSignedDate(bundleID: bundleID, environment: environment)
     }
 
     /// Audit entries matching `query`, oldest first.

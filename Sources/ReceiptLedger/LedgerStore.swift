@@ -1,3 +1,6 @@
+public import ReceiptModel
+public import ReceiptVerification
+
 /// Where the ledger lives: one protocol, two stores (``SQLiteLedgerStore`` embedded, ``PostgresLedgerStore``
 /// for replicas). Every guarantee rests on ``commit(_:)``: one durable transaction per batch, holding the
 /// store's one writer lock from its first read to its commit, deciding with ``LedgerPlan``.
@@ -19,6 +22,15 @@ public protocol LedgerStore: Sendable {
 
     /// Every transaction and renewal state the ledger holds under `originalTransactionIDs`.
     func subscriptions(originalTransactionIDs: [String]) async throws(LedgerError) -> LedgerSubscriptions
+
+    /// The greatest signed date among the V2 notifications the ledger holds about the app `bundleID` in
+    /// `environment`: where a backfill of missed notifications starts. A notification recorded later but signed
+    /// earlier does not lower it.
+    /// - Returns: `nil` when the ledger holds none (notifications recorded before schema version 4 name no app, and
+    ///   a `bundleID` outside ``LedgerLimits`` names none the ledger could hold).
+    func latestNotificationSignedDate(
+        bundleID: String, environment: ReceiptEnvironment
+    ) async throws(LedgerError) -> ReceiptDate?
 
     /// Audit entries matching `query`, oldest first.
     func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry]

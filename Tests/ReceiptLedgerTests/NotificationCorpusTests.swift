@@ -21,13 +21,16 @@ import Testing
             .map { String($0.dropLast(".expected.json".count)) }.sorted()
     }()
 
+    /// The one app the corpus's fixtures are about.
+    static let app = "org.example.receiptforge.sample"
+
     static func verifier() throws -> ReceiptVerifier {
         var anchors = TrustAnchors()
         try anchors.addRoots(
             fromPath: folder.deletingLastPathComponent().deletingLastPathComponent()
                 .appendingPathComponent("certs/test-jws-root.pem").path)
         var policy = ReceiptPolicy()
-        policy.acceptedBundleIDs = ["org.example.receiptforge.sample"]
+        policy.acceptedBundleIDs = [app]
         policy.acceptedAppAppleIDs = [1_234_567_890]
         return ReceiptVerifier(configuration: .init(trustAnchors: anchors, policy: policy))
     }
@@ -53,6 +56,8 @@ import Testing
         let store = try await place.open()
         let ledger = Ledger(store: store)
         let verifier = try Self.verifier()
+        // The latest signed date recorded in each environment, for the one app the verifier accepts.
+        var latest: [ReceiptEnvironment: ReceiptDate] = [:]
         for (index, name) in Self.names.enumerated() {
             let expected = try SharedTestData.json(at: Self.folder.appendingPathComponent("\(name).expected.json"))
             let promised = try #require(expected["ledger"] as? [String: Any], "\(name)")
@@ -68,6 +73,14 @@ import Testing
             let transactions = promised["transactions"] as? [String] ?? []
             #expect(first.newTransactionIDs.sorted() == transactions, "\(name)")
             #expect(entry.notification?.id == promised["notification"] as? String, "\(name)")
+            if let notification = entry.notification {
+                // Whichever object names the app (data, summary, externalPurchaseToken, appData), it is recorded.
+                #expect(notification.bundleID == Self.app, "\(name)")
+                let environment = try #require(notification.environment, "\(name)")
+                if let signed = notification.signedDate, !first.isDuplicateNotification {
+                    latest[environment] = max(latest[environment] ?? signed, signed)
+                }
+            }
             for id in transactions {
                 let held = try #require(try await store.transaction(id: id), "\(name): \(id)")
                 let refunded = (promised["refunded"] as? [String] ?? []).contains(id)
@@ -81,6 +94,11 @@ import Testing
             let again = try await ledger.record(entry)
             #expect(again.newTransactionIDs.isEmpty, "\(name)")
             #expect(again.isDuplicateNotification == (entry.notification != nil), "\(name)")
+        }
+        #expect(Set(latest.keys) == [.production, .sandbox], "the corpus has notifications of both environments")
+        for (environment, signed) in latest {
+            #expect(
+                try await ledger.latestNotificationSignedDate(bundleID: Self.app, environment: environment) == signed)
         }
         let audit = try await store.auditEntries(AuditQuery())
         #expect(audit.count == 2 * Self.names.count, "every verification is audited, retries included")

@@ -196,6 +196,11 @@ struct LedgerRouteTests {
         func subscriptions(originalTransactionIDs: [String]) async throws(LedgerError) -> LedgerSubscriptions {
             throw LedgerError(.unavailable, "gone")
         }
+        func latestNotificationSignedDate(
+            bundleID: String, environment: ReceiptEnvironment
+        ) async throws(LedgerError) -> ReceiptDate? {
+            throw LedgerError(.unavailable, "gone")
+        }
         func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry] { [] }
         func close() async {}
     }

@@ -87,8 +87,10 @@ public struct LedgerEntry: Sendable {
             guard LedgerLimits.isNotificationID(notification.id),
                 LedgerLimits.isText(notification.notificationType, maximum: LedgerLimits.maximumNameLength),
                 notification.subtype.map({ LedgerLimits.isText($0, maximum: LedgerLimits.maximumNameLength) }) ?? true,
-                notification.unverifiedHints.map({ $0.utf8.count <= LedgerLimits.maximumHintsLength }) ?? true
-            else { return "the notification's id, type or hints are outside the limits" }
+                notification.unverifiedHints.map({ $0.utf8.count <= LedgerLimits.maximumHintsLength }) ?? true,
+                notification.bundleID.map(LedgerLimits.isBundleID) ?? true,
+                LedgerLimits.isText(notification.environment?.rawValue ?? "", maximum: LedgerLimits.maximumNameLength)
+            else { return "the notification's id, type, hints, bundle id or environment are outside the limits" }
         }
         let audit = [endpoint, receiptSHA256, decidedBy.rawValue, reason?.description ?? ""]
         guard audit.allSatisfy({ LedgerLimits.isText($0, maximum: LedgerLimits.maximumTokenLength) }) else {

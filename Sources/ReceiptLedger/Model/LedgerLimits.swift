@@ -43,6 +43,12 @@ public enum LedgerLimits {
         text.utf8.count <= maximum && !text.utf8.contains { $0 < 0x20 || $0 == 0x7F }
     }
 
+    /// Whether `text` is a bundle id the ledger takes for a notification: 1-255 bytes of UTF-8 without control
+    /// characters. (A transaction's bundle id may be empty: the receipt did not name one.)
+    package static func isBundleID(_ text: String) -> Bool {
+        !text.isEmpty && isText(text, maximum: maximumProductIDLength)
+    }
+
     /// `text` when ``isText(_:maximum:)`` accepts it, else `nil`.
     package static func text(_ text: String?, maximum: Int) -> String? {
         text.flatMap { isText($0, maximum: maximum) ? $0 : nil }

@@ -17,13 +17,18 @@
 /// - `ledger_transactions.reported_to_owner` and `reported_without_account`: whether the transaction was reported
 ///   new to its purchase's owner, and to a verification naming no account (1 for rows written before, which the
 ///   earlier rule reported new once already).
+/// Version 4 (which app and environment a notification is about, for backfilling missed notifications):
+/// - `ledger_notifications.bundle_id` and `environment`: V2's signed `bundleId` and `environment`; NULL for V1 and
+///   for rows written before.
+/// - `ledger_notifications_latest`: V2 rows by app, environment and signed date (a partial index: V1 rows are not
+///   in it), so the latest signed date of an app's notifications in an environment is one index lookup.
 /// Dates are milliseconds since 1970 (UTC), as Apple writes them.
 enum LedgerSchema {
     enum Dialect { case sqlite, postgres }
 
     /// The migrations, oldest first; index + 1 is the version.
     static func migrations(_ dialect: Dialect) -> [[String]] {
-        [version1(dialect), version2(dialect), version3(dialect)]
+        [version1(dialect), version2(dialect), version3(dialect), version4()]
     }
 
     static var latestVersion: Int { migrations(.sqlite).count }
@@ -157,6 +162,20 @@ enum LedgerSchema {
         return [
             "ALTER TABLE ledger_transactions ADD COLUMN reported_to_owner \(integer) NOT NULL DEFAULT 1",
             "ALTER TABLE ledger_transactions ADD COLUMN reported_without_account \(integer) NOT NULL DEFAULT 1",
+        ]
+    }
+
+    /// The same text in both dialects.
+    private static func version4() -> [String] {
+        // Nullable text columns (added without a default, so old rows read NULL and nothing is
+        // rewritten), and a partial index that both SQLite and PostgreSQL use for a query whose WHERE clause states
+        // `version = '2'` itself. The index leaves V1 rows out, and its last entry under an app and environment is
+        // their latest signed date.
+        [
+            "ALTER TABLE ledger_notifications ADD COLUMN bundle_id TEXT",
+            "ALTER TABLE ledger_notifications ADD COLUMN environment TEXT",
+            "CREATE INDEX ledger_notifications_latest ON ledger_notifications (bundle_id, environment, signed_date_ms) "
+                + "WHERE version = '2'",
         ]
     }
 

@@ -2,7 +2,8 @@ import BER
 public import Logging
 import NIOSSL
 import PostgresNIO
-@_spi(Fuzzing) import ReceiptModel
+@_spi(Fuzzing) public import ReceiptModel
+public import ReceiptVerification
 import Synchronization
 
 /// The ledger for replicas: one PostgreSQL database shared by every `receipt-server` behind a load balancer,
@@ -324,6 +325,26 @@ public final class PostgresLedgerStore: LedgerStore {
             transactions.append(try TransactionRecord(reading: row.makeRandomAccess()).transaction)
         }
         return transactions
+    }
+
+    public func latestNotificationSignedDate(
+        bundleID: String, environment: ReceiptEnvironment
+    ) async throws(LedgerError) -> ReceiptDate? {
+        // A bundle id the ledger would refuse to record names no notification it holds (and one holding U+0000
+        // would be refused by PostgreSQL's text as an error).
+        guard LedgerLimits.isBundleID(bundleID) else { return nil }
+        var bindings = Self.binds(bundleID)
+        bindings.append(EnvironmentColumn.text(environment))
+        let statement = PostgresQuery(unsafeSQL: PostgresStatements.latestNotificationSignedDate, binds: bindings)
+        let logger = logger
+        let milliseconds = try await read { connection in
+            var latest: Int64?
+            for try await signed in try await connection.query(statement, logger: logger).decode(Int64.self) {
+                latest = signed
+            }
+            return latest
+        }
+        return TransactionRecord.date(milliseconds)
     }
 
     public func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry] {

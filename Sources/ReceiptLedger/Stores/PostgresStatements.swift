@@ -70,6 +70,16 @@ enum PostgresStatements {
         "INSERT INTO \(Notification.table) (\(Notification.list(Notification.inserted))) VALUES ("
         + Notification.inserted.map { "$\($0.parameter)" }.joined(separator: ", ") + ")"
 
+    /// The greatest signed date among the V2 notifications about the app `$1` in the environment `$2`: the last
+    /// entry of their range of `ledger_notifications_latest` (whose partial-index condition the WHERE clause states
+    /// as a literal, so that every plan may use it).
+    static let latestNotificationSignedDate =
+        "SELECT \(Notification.signedDate.name) FROM \(Notification.table) "
+        + "WHERE \(Notification.version.name) = '\(LedgerNotification.version2)' "
+        + "AND \(Notification.bundleID.name) = $1 AND \(Notification.environment.name) = $2 "
+        + "AND \(Notification.signedDate.name) IS NOT NULL "
+        + "ORDER BY \(Notification.signedDate.name) DESC LIMIT 1"
+
     static let tokenOf = "\(select(Token.self)) WHERE \(Token.transactionID.name) = $1"
     static let insertTokens = insert(Token.self) + " ON CONFLICT (\(Token.transactionID.name)) DO NOTHING"
 

@@ -1,7 +1,8 @@
 import BER
 import GRDB
 import Glibc
-import ReceiptModel
+public import ReceiptModel
+public import ReceiptVerification
 import Synchronization
 
 /// The embedded ledger: one SQLite database file in WAL mode, through GRDB.
@@ -309,6 +310,19 @@ public final class SQLiteLedgerStore: LedgerStore {
                 transactions: transactions,
                 renewals: try Self.renewals(db, originalTransactionIDs: originalTransactionIDs))
         }
+    }
+
+    public func latestNotificationSignedDate(
+        bundleID: String, environment: ReceiptEnvironment
+    ) async throws(LedgerError) -> ReceiptDate? {
+        // A bundle id the ledger would refuse to record names no notification it holds.
+        guard LedgerLimits.isBundleID(bundleID) else { return nil }
+        let milliseconds = try await read { db in
+            try Int64.fetchOne(
+                db, sql: SQLiteStatements.latestNotificationSignedDate,
+                arguments: [bundleID, EnvironmentColumn.text(environment)])
+        }
+        return TransactionRecord.date(milliseconds)
     }
 
     public func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry] {

@@ -54,6 +54,14 @@ enum SQLiteStatements {
     static let notificationIDs =
         "SELECT \(Notification.id.name) FROM \(Notification.table) WHERE \(Notification.id.name) \(inIDs)"
     static let insertNotification = insert(Notification.self)
+    /// The greatest signed date among the V2 notifications about the app `?` in the environment `?`: the last entry
+    /// of their range of `ledger_notifications_latest` (whose partial-index condition the WHERE clause states).
+    static let latestNotificationSignedDate =
+        "SELECT \(Notification.signedDate.name) FROM \(Notification.table) "
+        + "WHERE \(Notification.version.name) = '\(LedgerNotification.version2)' "
+        + "AND \(Notification.bundleID.name) = ? AND \(Notification.environment.name) = ? "
+        + "AND \(Notification.signedDate.name) IS NOT NULL "
+        + "ORDER BY \(Notification.signedDate.name) DESC LIMIT 1"
 
     static let tokenOf = "\(select(Token.self)) WHERE \(Token.transactionID.name) = ?"
     static let insertToken = insert(Token.self, verb: "INSERT OR IGNORE")

@@ -12,13 +12,19 @@ struct NotificationRecord: LedgerRecord {
         case received = "received_ms"
         case originalTransactionID = "original_transaction_id"
         case unverifiedHints = "unverified_hints"
+        /// Schema version 4: NULL for V1 and for rows written before.
+        case bundleID = "bundle_id"
+        /// Schema version 4: the environment's raw value, NULL for none (V1, rows written before).
+        case environment
 
         static let inserted = allCases
         static let table = "ledger_notifications"
 
         var type: LedgerColumnType {
             switch self {
-            case .id, .version, .notificationType, .subtype, .originalTransactionID, .unverifiedHints: .text
+            case .id, .version, .notificationType, .subtype, .originalTransactionID, .unverifiedHints, .bundleID,
+                .environment:
+                .text
             case .signedDate, .received: .integer
             }
         }
@@ -38,6 +44,8 @@ struct NotificationRecord: LedgerRecord {
         case .received: .integer(notification.received.millisecondsSince1970)
         case .originalTransactionID: LedgerValue(notification.originalTransactionID)
         case .unverifiedHints: LedgerValue(notification.unverifiedHints)
+        case .bundleID: LedgerValue(notification.bundleID)
+        case .environment: LedgerValue(EnvironmentColumn.nullableText(notification.environment))
         }
     }
 
@@ -48,6 +56,7 @@ struct NotificationRecord: LedgerRecord {
             signedDate: TransactionRecord.date(try row.integer(Column.signedDate)),
             received: ReceiptDate(clampingMillisecondsSince1970: try row.required(integer: Column.received)),
             originalTransactionID: try row.text(Column.originalTransactionID),
-            unverifiedHints: try row.text(Column.unverifiedHints))
+            unverifiedHints: try row.text(Column.unverifiedHints), bundleID: try row.text(Column.bundleID),
+            environment: try row.text(Column.environment).flatMap(EnvironmentColumn.environment))
     }
 }
