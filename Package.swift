@@ -207,7 +207,8 @@ let package = Package(
         .testTarget(
             name: "ReceiptRemoteTests",
             dependencies: [
-                "ReceiptRemote", "AppleStandIn", "ReceiptForge", "ReceiptModel", "ReceiptVerification", "TestSupport",
+                "ReceiptRemote", "ReceiptCrypto", "AppleStandIn", "ReceiptForge", "ReceiptModel", "ReceiptVerification",
+                "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

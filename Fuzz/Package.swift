@@ -63,7 +63,7 @@ let package = Package(
         // 5. the server's request JSON and `/v1/verify` options.
         .executableTarget(
             name: "fuzz-request-json",
-            dependencies: ["FuzzSupport", product("ReceiptServer")],
+            dependencies: ["FuzzSupport", product("ReceiptServer"), product("ReceiptIntake")],
             swiftSettings: swiftSettings
         ),
         // 5b. what the ledger reads from outside: the product catalogue, `--ledger` values, stored audit columns.

@@ -14,6 +14,11 @@ public struct IntakeError: CodedError {
             case ledgerDisabled = "ledger.disabled"
             case notificationRejected = "notification.rejected"
             case digestFailed = "intake.digest_failed"
+            case unknownApp = "server.unknown_bundle_id"
+            case serverAPIDisabled = "server_api.disabled"
+            case serverAPIFailed = "server_api.failed"
+            case transactionNotFound = "server_api.not_found"
+            case receiptNotVerified = "sync.receipt_not_verified"
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -34,6 +39,17 @@ public struct IntakeError: CodedError {
         public static let notificationRejected = Code(.notificationRejected)
         /// OpenSSL could not compute a digest the audit entry needs: nothing is recorded, nothing answered.
         public static let digestFailed = Code(.digestFailed)
+        /// The call names an app the operator has not configured (`--bundle-id`).
+        public static let unknownApp = Code(.unknownApp)
+        /// The call needs the App Store Server API and the operator has not configured it (no key).
+        public static let serverAPIDisabled = Code(.serverAPIDisabled)
+        /// The App Store Server API gave no usable answer (unreachable, rate limited past the deadline, refused the
+        /// key, a malformed answer); the reason names the client's code (`remote.…`). Nothing was recorded.
+        public static let serverAPIFailed = Code(.serverAPIFailed)
+        /// The App Store Server API knows the transaction id in no environment tried.
+        public static let transactionNotFound = Code(.transactionNotFound)
+        /// A receipt given to sync from is not valid: nothing of it is trusted, Apple is not asked.
+        public static let receiptNotVerified = Code(.receiptNotVerified)
 
         public var description: String { kind.rawValue }
     }

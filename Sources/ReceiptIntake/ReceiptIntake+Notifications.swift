@@ -35,6 +35,18 @@ extension ReceiptIntake {
         let verdict = try await inSlot {
             decider.jwsVerifier.verifyNotification(signedPayload[...], policy: rules.notifications, now: now)
         }
+        return try await apply(
+            verdict, received: signedPayload, auditEndpoint: auditEndpoint, now: now, ledger: ledger, logger: logger)
+    }
+
+    /// Records a verified V2 notification (pushed, or fetched from Apple's history): its audit entry always, its
+    /// facts only when it is valid.
+    /// - Throws: ``IntakeError`` `notificationRejected` for one that is not valid (after its audit entry),
+    ///   `ledgerUnavailable`, `digestFailed`.
+    func apply(
+        _ verdict: JWSVerdict, received signedPayload: [UInt8], auditEndpoint: String, now: ReceiptDate, ledger: Ledger,
+        logger: Logger
+    ) async throws(IntakeError) -> NotificationAnswer {
         let entry = try LedgerEntry(
             jws: verdict, received: signedPayload, endpoint: auditEndpoint, account: nil, time: now,
             catalogue: ledger.catalogue, onConflict: .report)

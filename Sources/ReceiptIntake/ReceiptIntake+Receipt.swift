@@ -76,20 +76,29 @@ extension ReceiptIntake {
             return try await inSlot { await decider.askApple(local, request: call.request) }
         }
         guard let ledger, case .verifyReceipt = call.contract else { return (try await ask(), .none) }
+        // A lapsed subscription goes to the App Store Server API when there is one: signed answers, no fallback needed.
+        let asksStatuses = serverAPI != nil && Self.lapsed(local)
         let wouldAskApple = local.trigger != nil && call.request.allowsRemote
         // Without a reason to read the ledger, the receipt's subscriptions are not even listed.
-        guard wouldAskApple || ledger.mayHoldSubscriptionState else { return (local.result, .none) }
+        guard wouldAskApple || asksStatuses || ledger.mayHoldSubscriptionState else { return (local.result, .none) }
         guard let subscriptions = ReceiptSubscriptions(local.verdict) else {
             return wouldAskApple ? (try await ask(), .none) : (local.result, .none)
         }
         // Not asking Apple means the ledger may hold subscription state (the guard above): the record reads it back.
-        guard wouldAskApple else { return (local.result, .withRecord(subscriptions)) }
+        guard wouldAskApple || asksStatuses else { return (local.result, .withRecord(subscriptions)) }
         do {
             let held = try await ledger.subscriptions(originalTransactionIDs: subscriptions.originalTransactionIDs)
             if let supplement = subscriptions.supplement(held) { return (local.result, .read(supplement)) }
         } catch {
             // The usual path decides; the ledger write that follows reports the store's state.
             logger.warning("ledger read failed; answering from the receipt", metadata: ["error": "\(error)"])
+        }
+        if asksStatuses, let serverAPI,
+            try await recordSubscriptionStatuses(
+                local, subscriptions: subscriptions, api: serverAPI, ledger: ledger, call: call, logger: logger)
+        {
+            // What Apple signed is in the ledger now; the receipt's own record reads it back in its commit.
+            return (local.result, .withRecord(subscriptions))
         }
         return (try await ask(), .none)
     }

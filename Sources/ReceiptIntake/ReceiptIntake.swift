@@ -1,7 +1,7 @@
 import Logging
 public import ReceiptLedger
 import ReceiptModel
-import ReceiptRemote
+public import ReceiptRemote
 import ReceiptVerification
 
 /// The application: for each input, verify → consult the ledger → (ask Apple) → record → a typed answer.
@@ -23,13 +23,20 @@ public struct ReceiptIntake: Sendable {
     public let ledger: Ledger?
     /// The operator's rules: the shared secret, the environment contract, the notification policy.
     public let rules: IntakeRules
+    /// The App Store Server API, when the operator configured a key: history sync, subscription statuses instead of
+    /// verifyReceipt for lapsed subscriptions, notification backfill. Its verifier should be ``decider``'s.
+    public let serverAPI: AppStoreServerAPIClient?
     /// The in-flight verification slots.
     package let slots: InFlightLimiter
 
-    public init(decider: any ReceiptDecider, ledger: Ledger? = nil, rules: IntakeRules, maximumInFlight: Int) {
+    public init(
+        decider: any ReceiptDecider, ledger: Ledger? = nil, rules: IntakeRules, maximumInFlight: Int,
+        serverAPI: AppStoreServerAPIClient? = nil
+    ) {
         self.decider = decider
         self.ledger = ledger
         self.rules = rules
+        self.serverAPI = serverAPI
         self.slots = InFlightLimiter(limit: maximumInFlight)
     }
 

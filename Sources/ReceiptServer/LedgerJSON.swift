@@ -1,10 +1,12 @@
 import BER
+package import ReceiptIntake
 @_spi(Fuzzing) package import ReceiptLedger
 @_spi(Fuzzing) package import ReceiptModel
+import ReceiptRemote
 import ReceiptVerification
 
 /// The ledger's values as the server and the CLI answer them: the audit command's lines, `/v1/transactions/{id}`,
-/// `/v1/entitlements`, and the `ledger` member of a `/v1/verify` answer. (How the ledger stores its lists is the
+/// `/v1/entitlements`, the `ledger` member of a `/v1/verify` answer, `/v1/sync`'s answer and a backfill's report. (How the ledger stores its lists is the
 /// ledger's own `LedgerColumnJSON`.)
 package enum LedgerJSON {
     /// `{"new_transaction_ids":[…],"known_transaction_ids":[…],"conflicts":[…]}`: the `ledger` member of a
@@ -107,5 +109,68 @@ package enum LedgerJSON {
 
     private static func milliseconds(_ name: String, _ date: ReceiptDate?, to writer: inout JSONWriter) {
         if let date { writer.field(name, String(date.millisecondsSince1970)) }
+    }
+
+    /// A history sync's answer (`POST /v1/sync`, `receipt-server sync`).
+    package static func sync(_ answer: SyncAnswer) -> [UInt8] {
+        var writer = JSONWriter(
+            capacity: 256 + 24 * (answer.newTransactionIDs.count + answer.knownTransactionIDs.count))
+        writer.beginObject()
+        writer.field("synced", Int64(answer.synced))
+        for (name, ids) in [
+            ("new_transaction_ids", answer.newTransactionIDs), ("known_transaction_ids", answer.knownTransactionIDs),
+        ] {
+            writer.key(name)
+            writer.beginArray()
+            for id in ids { writer.string(id) }
+            writer.endArray()
+        }
+        writer.key("failed")
+        writer.beginArray()
+        for failure in answer.failed {
+            writer.beginObject()
+            writer.field("index", Int64(failure.index))
+            writer.field("reason", failure.reason)
+            writer.field("message", failure.message)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("environment")
+        if let environment = answer.environment { writer.string(environment.endpointName) } else { writer.null() }
+        writer.field("bundle_id", answer.bundleID)
+        writer.key("transaction_id")
+        if let id = answer.transactionID { writer.string(id) } else { writer.null() }
+        if let note = answer.note { writer.field("note", note) }
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// A notification backfill's report (`receipt-server notifications backfill`).
+    package static func backfill(_ report: BackfillReport) -> [UInt8] {
+        var writer = JSONWriter(capacity: 256 + 40 * report.applied.count)
+        writer.beginObject()
+        writer.field("bundle_id", report.bundleID)
+        writer.field("environment", report.environment.endpointName)
+        writer.field("since", report.since.description)
+        writer.field("until", report.until.description)
+        writer.field("pages", Int64(report.pages))
+        writer.field("seen", Int64(report.seen))
+        writer.key("applied")
+        writer.beginArray()
+        for id in report.applied { writer.string(id) }
+        writer.endArray()
+        writer.field("duplicates", Int64(report.duplicates))
+        writer.key("failed")
+        writer.beginArray()
+        for failure in report.failed {
+            writer.beginObject()
+            writer.field("index", Int64(failure.index))
+            writer.field("reason", failure.reason)
+            writer.field("message", failure.message)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
     }
 }

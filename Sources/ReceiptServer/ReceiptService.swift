@@ -2,6 +2,8 @@ public import Hummingbird
 public import Logging
 public import ReceiptIntake
 public import ReceiptLedger
+public import ReceiptRemote
+import ReceiptVerification
 import ServiceLifecycle
 import UnixSignals
 
@@ -19,10 +21,16 @@ public struct ReceiptService: Sendable {
     /// request's id (`hb.request.id`); the routes log only through that.
     public let logger: Logger
 
+    /// Whether the server backfills missed notifications at start (``NotificationBackfillService``): on when the App
+    /// Store Server API and the ledger are both configured.
+    public let backfillsAtStart: Bool
+
     public init(
-        configuration: ReceiptServerConfiguration, decider: any ReceiptDecider, ledger: Ledger? = nil, logger: Logger
+        configuration: ReceiptServerConfiguration, decider: any ReceiptDecider, ledger: Ledger? = nil,
+        serverAPI: AppStoreServerAPIClient? = nil, backfillsAtStart: Bool = true, logger: Logger
     ) {
-        routes = ReceiptRoutes(configuration: configuration, decider: decider, ledger: ledger)
+        routes = ReceiptRoutes(configuration: configuration, decider: decider, ledger: ledger, serverAPI: serverAPI)
+        self.backfillsAtStart = backfillsAtStart && serverAPI != nil && ledger != nil
         self.logger = logger
     }
 
@@ -55,9 +63,17 @@ public struct ReceiptService: Sendable {
                 "listening",
                 metadata: ["host": "\(host)", "port": "\(port.map(String.init) ?? "?")", "backend_routes": "\(access)"])
         }
+        var services = [ServiceGroupConfiguration.ServiceConfiguration(service: application)]
+        if backfillsAtStart {
+            let backfill = NotificationBackfillService(
+                intake: routes.intake, bundleIDs: Array(routes.decider.policy.acceptedBundleIDs ?? []),
+                metrics: routes.metrics, clock: configuration.clock, logger: logger)
+            // Done (or failed) is not a reason to stop serving.
+            services.append(
+                .init(service: backfill, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
+        }
         let group = ServiceGroup(
-            configuration: .init(
-                services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }

@@ -1,5 +1,6 @@
 import Metrics
 public import Prometheus
+package import ReceiptIntake
 import ReceiptRemote
 package import ReceiptVerification
 import Synchronization
@@ -56,6 +57,10 @@ public final class ServerMetrics: Sendable {
     static let rejections = Family(name: "receipt_server_rejections_total", labels: ["reason"])
     /// Calls to Apple's verifyReceipt, by Apple's status or the failure's code.
     static let remoteCalls = Family(name: "receipt_server_remote_calls_total", labels: ["status"])
+    /// Notifications the start-up backfill fetched, by environment and outcome (`applied`, `duplicate`, `failed`), and
+    /// backfills that stopped (`outcome="backfill_failed"`).
+    static let backfilled = Family(
+        name: "receipt_server_backfilled_notifications_total", labels: ["environment", "outcome"])
     /// Time from the route observer's entry to the response, receipt routes only.
     static let durationName = "receipt_server_request_duration_seconds"
 
@@ -110,6 +115,23 @@ public final class ServerMetrics: Sendable {
             (Self.statuses, route, String(status)),
             (Self.verdicts, result.verdict.outcome.rawValue, result.decidedBy.rawValue),
             remote.map { (Self.remoteCalls, $0, nil) })
+    }
+
+    /// Counts what one backfill did.
+    package func recordBackfill(_ report: BackfillReport) {
+        let environment = report.environment.endpointName
+        for (outcome, count) in [
+            ("applied", report.applied.count), ("duplicate", report.duplicates), ("failed", report.failed.count),
+        ] {
+            let found = counters.withLock { counter((Self.backfilled, environment, outcome), in: &$0) }
+            // Every outcome's series exists once a backfill ran, so a scrape shows zeros rather than nothing.
+            found.increment(by: Int64(count))
+        }
+    }
+
+    /// Counts a backfill that stopped before its end.
+    package func recordBackfillFailure(environment: ReceiptEnvironment) {
+        increment((Self.backfilled, environment.endpointName, "backfill_failed"))
     }
 
     /// The exposition text (Prometheus text format 0.0.4), after bringing the chain-cache counters and the

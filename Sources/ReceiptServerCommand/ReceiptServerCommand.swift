@@ -9,6 +9,6 @@ struct ReceiptServerCommand: AsyncParsableCommand {
         commandName: "receipt-server",
         abstract: "Serve Apple's verifyReceipt contract, verified locally, and keep a ledger of what it verified.",
         discussion: "Without a command, serves: `receipt-server serve --help` lists the server's flags.",
-        subcommands: [ServeCommand.self, LedgerCommand.self],
+        subcommands: [ServeCommand.self, LedgerCommand.self, SyncCommand.self, NotificationsCommand.self],
         defaultSubcommand: ServeCommand.self)
 }

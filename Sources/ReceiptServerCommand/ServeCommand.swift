@@ -30,50 +30,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "TCP port; 0 picks a free one [RECEIPT_SERVER_PORT]. Default 8080.")
     var port: Int?
 
-    @Option(
-        name: .customLong("root"),
-        help: ArgumentHelp(
-            "Trust this root certificate too (PEM or DER); repeatable [RECEIPT_SERVER_ROOT, ':'-separated].",
-            valueName: "file"))
-    var roots: [String] = []
+    @OptionGroup(title: "Trust and policy")
+    var trust: TrustOptions
 
-    @Option(
-        name: .customLong("roots"),
-        help: ArgumentHelp("Trust every certificate in this folder too [RECEIPT_SERVER_ROOTS].", valueName: "dir"))
-    var rootFolders: [String] = []
+    @OptionGroup(title: "Ledger")
+    var ledgerOptions: LedgerOptions
 
-    @Option(
-        name: .customLong("bundle-id"),
-        help: ArgumentHelp(
-            "Accept only this bundle id; repeatable [RECEIPT_SERVER_BUNDLE_IDS, ','-separated].", valueName: "id"))
-    var bundleIDs: [String] = []
-
-    @Option(
-        help: ArgumentHelp(
-            "Accept only this environment (Production, Sandbox, Xcode); repeatable [RECEIPT_SERVER_ENVIRONMENTS].",
-            valueName: "name"))
-    var environment: [String] = []
-    @Option(
-        name: .customLong("app-apple-id"),
-        help: ArgumentHelp(
-            "JWS and notifications: a Production payload must name this app Apple id (Apple leaves it out in Sandbox, which is not checked on it, as Apple's verifiers do); needed for Production notifications; repeatable [RECEIPT_SERVER_APP_APPLE_IDS, ','-separated].",
-            valueName: "id"))
-    var appAppleIDs: [Int64] = []
-    @Option(
-        name: .customLong("max-jws-age"),
-        help: ArgumentHelp(
-            "JWS and notifications: refuse one signed longer ago than this many seconds [RECEIPT_SERVER_MAX_JWS_AGE]. Default: no limit.",
-            valueName: "seconds"))
-    var maximumJWSAge: Double?
+    @OptionGroup(title: "App Store Server API")
+    var appStoreAPI: AppStoreAPIOptions
 
     @Option(
         help: ArgumentHelp(
             "Validate chains at the receipt's creation date or at the time of the request [RECEIPT_SERVER_AT]. Default creation.",
             valueName: "creation|now"))
     var at: String?
-
-    @Flag(help: "Trust Xcode's StoreKit Testing certificate [RECEIPT_SERVER_ALLOW_XCODE=1].")
-    var allowXcode = false
 
     @Flag(
         help:
@@ -132,26 +102,6 @@ struct ServeCommand: AsyncParsableCommand {
     var idleTimeout: Double?
 
     @Option(
-        help: ArgumentHelp(
-            "Where the ledger is: sqlite:PATH, postgres://USER@HOST:PORT/DATABASE or none [RECEIPT_SERVER_LEDGER]. Default sqlite:receipt-ledger.sqlite. A PostgreSQL password comes from RECEIPT_SERVER_LEDGER_PASSWORD or the URL. A SQLite write waits RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT seconds (default 5) for another process's lock, a PostgreSQL call RECEIPT_SERVER_LEDGER_DEADLINE seconds (default 10), then answers 503 ledger.unavailable. SQLite syncs each commit that changes what the ledger knows to disk; RECEIPT_SERVER_LEDGER_SYNC=every-commit syncs repeat sightings and their audit entries too.",
-            valueName: "location"))
-    var ledger: String?
-
-    @Option(
-        name: .customLong("products"),
-        help: ArgumentHelp(
-            "Product kinds for the ledger: a JSON object of product id to consumable, non_consumable, auto_renewable or non_renewing [RECEIPT_SERVER_PRODUCTS].",
-            valueName: "file"))
-    var products: String?
-
-    @Option(
-        name: .customLong("on-conflict"),
-        help: ArgumentHelp(
-            "A verification naming another account than a purchase's owner: report it, or reject it as invalid (ledger.conflict) [RECEIPT_SERVER_ON_CONFLICT]. Default report.",
-            valueName: "report|reject"))
-    var onConflict: String?
-
-    @Option(
         name: .customLong("log-level"),
         help: ArgumentHelp(
             "trace, debug, info, notice, warning, error or critical [RECEIPT_SERVER_LOG_LEVEL]. Default info.",
@@ -161,14 +111,14 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let env = ServeEnvironment()
         let logger = try bootstrapLogging(env)
-        let anchors = try trustAnchors(env)
-        let (policy, bundles, environments) = try policy(env)
+        let (verifier, bundles, environments) = try trust.verifier(env)
         let configuration = try serverConfiguration(env)
-        let verifier = ReceiptVerifier(
-            configuration: .init(trustAnchors: anchors, validationTime: .receiptCreation, policy: policy))
         let (decider, remoteDescription) = try decider(verifier, env, logger: logger)
-        let ledgerSettings = try ledgerSettings(env, bundles: bundles)
-        let openedLedger = try await Self.openLedger(ledgerSettings, logger: logger)
+        let ledgerSettings = try ledgerOptions.ledgerSettings(env, bundles: bundles)
+        let serverAPI = try appStoreAPI.client(
+            verifier: verifier, notificationPolicy: IntakeRules().notifications, env, logger: logger)
+        let openedLedger = try await LedgerOptions.openLedger(ledgerSettings, logger: logger)
+        let anchors = verifier.configuration.trustAnchors
 
         logger.info(
             "starting",
@@ -178,10 +128,13 @@ struct ServeCommand: AsyncParsableCommand {
                 "environments": "\(environments)", "remote_fallback": "\(remoteDescription)",
                 "ledger": "\(ledgerSettings.location)", "products": "\(ledgerSettings.catalogue.kinds.count)",
                 "on_conflict": "\(ledgerSettings.onConflict)",
+                "app_store_server_api":
+                    "\(serverAPI.map { "on (\($0.configuration.productionURL), \($0.configuration.sandboxURL), \($0.configuration.requestsPerSecond)/s)" } ?? "off")",
             ])
         do {
             try await ReceiptService(
-                configuration: configuration, decider: decider, ledger: openedLedger, logger: logger
+                configuration: configuration, decider: decider, ledger: openedLedger, serverAPI: serverAPI,
+                logger: logger
             )
             .run()
         } catch {
@@ -204,53 +157,6 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         return Logger(label: "receipt-server")
-    }
-
-    /// Apple's pinned roots, Xcode's when allowed, and the operator's extra roots.
-    func trustAnchors(_ env: ServeEnvironment) throws -> TrustAnchors {
-        var anchors = TrustAnchors(allowsXcodeStoreKitTesting: allowXcode || env.flag("RECEIPT_SERVER_ALLOW_XCODE"))
-        let paths =
-            env.list(roots, "RECEIPT_SERVER_ROOT", separator: ":")
-            + env.list(rootFolders, "RECEIPT_SERVER_ROOTS", separator: ":")
-        for path in paths {
-            do { try anchors.addRoots(fromPath: path) } catch {
-                throw ValidationError("cannot load roots from \(path): \(error.reason)")
-            }
-        }
-        return anchors
-    }
-
-    /// The operator's policy, with the bundle ids and environment names it was given (for the start-up log).
-    func policy(_ env: ServeEnvironment) throws -> (ReceiptPolicy, bundles: [String], environments: [String]) {
-        var policy = ReceiptPolicy()
-        let bundles = env.list(bundleIDs, "RECEIPT_SERVER_BUNDLE_IDS")
-        // An empty bundle id names no app: it would let a receipt without one pass as the operator's.
-        guard !bundles.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
-            throw ValidationError("--bundle-id [RECEIPT_SERVER_BUNDLE_IDS] takes an app's bundle id, not an empty one")
-        }
-        if !bundles.isEmpty { policy.acceptedBundleIDs = Set(bundles) }
-        let environments = env.list(self.environment, "RECEIPT_SERVER_ENVIRONMENTS")
-        if !environments.isEmpty {
-            policy.acceptedEnvironments = Set(
-                try environments.map { name in
-                    guard let value = ReceiptEnvironment(rawValue: name) else {
-                        throw ValidationError("--environment takes Production, Sandbox or Xcode, not \(name)")
-                    }
-                    return value
-                })
-        }
-        let appIDs =
-            appAppleIDs.isEmpty
-            ? try env.list([], "RECEIPT_SERVER_APP_APPLE_IDS").map { text in
-                guard let id = Int64(text) else { throw ValidationError("RECEIPT_SERVER_APP_APPLE_IDS takes numbers") }
-                return id
-            } : appAppleIDs
-        if !appIDs.isEmpty { policy.acceptedAppAppleIDs = Set(appIDs) }
-        if maximumJWSAge != nil || env.text("RECEIPT_SERVER_MAX_JWS_AGE") != nil {
-            policy.maximumSignedAge = try env.seconds(
-                maximumJWSAge, "--max-jws-age", "RECEIPT_SERVER_MAX_JWS_AGE", default: 0)
-        }
-        return (policy, bundles, environments)
     }
 
     /// Where to listen, the validation time, the shared secret, the backend's tokens and the limits.
@@ -303,94 +209,6 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let urls = fallback.remoteURLs
         return (fallback, "on (production \(urls?.production ?? "?"), sandbox \(urls?.sandbox ?? "?"))")
-    }
-
-    /// Where the ledger is and how it runs.
-    struct LedgerSettings {
-        var location: LedgerLocation
-        var catalogue: ProductCatalogue
-        var onConflict: ConflictPolicy
-        var storeOptions: LedgerStoreOptions
-    }
-
-    /// The ledger's location, catalogue, conflict policy and store options. With the ledger on, the operator's apps
-    /// must be named: a ledger credits what it records, and without them a receipt of anyone's app (one using the
-    /// victim's product ids) would become an entitlement.
-    func ledgerSettings(_ env: ServeEnvironment, bundles: [String]) throws -> LedgerSettings {
-        let conflictName = onConflict ?? env.text("RECEIPT_SERVER_ON_CONFLICT") ?? "report"
-        guard let conflictPolicy = ConflictPolicy(rawValue: conflictName) else {
-            throw ValidationError("--on-conflict takes report or reject")
-        }
-        let location: LedgerLocation
-        let catalogue: ProductCatalogue
-        do throws(LedgerError) {
-            if let text = ledger ?? env.text("RECEIPT_SERVER_LEDGER") {
-                location = try LedgerLocation(parsing: text, password: env.text("RECEIPT_SERVER_LEDGER_PASSWORD"))
-            } else {
-                location = LedgerLocation.defaultLocation
-            }
-            if let path = products ?? env.text("RECEIPT_SERVER_PRODUCTS") {
-                catalogue = try Self.catalogue(path)
-            } else {
-                catalogue = ProductCatalogue()
-            }
-        } catch {
-            throw ValidationError(error.reason)
-        }
-        if location != .none, bundles.isEmpty {
-            throw ValidationError(
-                "the ledger is on (\(location)) and no app is configured: add --bundle-id <your app's bundle id> "
-                    + "(repeatable) [RECEIPT_SERVER_BUNDLE_IDS], so that only your apps' purchases are recorded, "
-                    + "or run without a ledger: --ledger none")
-        }
-        let syncEveryCommit: Bool
-        switch env.text("RECEIPT_SERVER_LEDGER_SYNC") ?? "changes" {
-        case "changes": syncEveryCommit = false
-        case "every-commit": syncEveryCommit = true
-        default: throw ValidationError("RECEIPT_SERVER_LEDGER_SYNC takes changes or every-commit")
-        }
-        let storeOptions = LedgerStoreOptions(
-            busyTimeout: try env.seconds(
-                nil, "RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT", "RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT", default: 5),
-            deadline: try env.seconds(
-                nil, "RECEIPT_SERVER_LEDGER_DEADLINE", "RECEIPT_SERVER_LEDGER_DEADLINE", default: 10),
-            syncEveryCommit: syncEveryCommit)
-        return LedgerSettings(
-            location: location, catalogue: catalogue, onConflict: conflictPolicy, storeOptions: storeOptions)
-    }
-
-    /// Opens (creating and migrating) the ledger; `nil` for `--ledger none`. A store that cannot be opened is
-    /// logged and exits 69 (`EX_UNAVAILABLE`).
-    static func openLedger(_ settings: LedgerSettings, logger: Logger) async throws -> Ledger? {
-        do throws(LedgerError) {
-            let store = try await Ledger.openStore(settings.location, options: settings.storeOptions, logger: logger)
-            let opened = store.map {
-                Ledger(store: $0, catalogue: settings.catalogue, onConflict: settings.onConflict)
-            }
-            if let sqlite = store as? SQLiteLedgerStore, try await sqlite.holdsSubscriptionState() {
-                opened?.noteSubscriptionState()
-            }
-            return opened
-        } catch {
-            logger.critical(
-                "cannot open the ledger", metadata: ["ledger": "\(settings.location)", "error": "\(error)"])
-            throw ExitCode(69)  // EX_UNAVAILABLE
-        }
-    }
-
-    /// The product catalogue at `path`.
-    static func catalogue(_ path: String) throws(LedgerError) -> ProductCatalogue {
-        // The size first: a catalogue is read whole, so a huge file (or a device) is refused unread.
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-        guard let size, size <= ProductCatalogue.maximumSize,
-            let data = FileManager.default.contents(atPath: path)
-        else {
-            throw LedgerError(
-                .invalidCatalogue,
-                "cannot read the product catalogue \(path) (a regular file of at most \(ProductCatalogue.maximumSize) bytes)"
-            )
-        }
-        return try ProductCatalogue(json: Array(data))
     }
 
     /// `port` when it is a TCP port number (0 asks for a free one).

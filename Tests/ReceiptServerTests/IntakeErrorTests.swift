@@ -7,7 +7,8 @@ import Testing
 @Suite struct IntakeErrorTests {
     static let codes: [IntakeError.Code] = [
         .overloaded, .sharedSecretMismatch, .invalidBase64, .bundleIDRequired, .ledgerUnavailable, .ledgerDisabled,
-        .notificationRejected, .digestFailed,
+        .notificationRejected, .digestFailed, .unknownApp, .serverAPIDisabled, .serverAPIFailed, .transactionNotFound,
+        .receiptNotVerified,
     ]
 
     @Test(arguments: codes)
@@ -22,5 +23,9 @@ import Testing
         #expect(ServerError(IntakeError(.overloaded, "")).status.code == 503)
         #expect(ServerError(IntakeError(.notificationRejected, "")).status.code == 422)
         #expect(ServerError(IntakeError(.ledgerDisabled, "")).status.code == 404)
+        #expect(ServerError(IntakeError(.receiptNotVerified, "")).status.code == 422)
+        #expect(ServerError(IntakeError(.serverAPIFailed, "")).status.code == 502)
+        #expect(ServerError(IntakeError(.transactionNotFound, "")).status.code == 404)
+        #expect(ServerError(IntakeError(.serverAPIDisabled, "")).status.code == 404)
     }
 }

@@ -1,11 +1,15 @@
 import FuzzSupport
 import ReceiptModel
-import ReceiptRemote
+@_spi(Fuzzing) import ReceiptRemote
 
 // fuzz-apple-response: Apple's verifyReceipt answer as the remote fallback reads it (an endpoint that is
 // faulty, intercepted or impersonated controls every byte). `VerifyReceiptResponse(body:)`, then every typed
 // accessor: `inApp`, `newestExpiry`, `bundleID`, `effectiveEnvironment`, each `TransactionInfo` field
 // (dates rendered as text), `pending_renewal_info`, and the unknown members.
+//
+// The same bytes as an App Store Server API answer (`AppStoreAPIResponse`: a 200's object, a 404's `errorCode`, the
+// bytes as a 429's `Retry-After`) and the signed-item lists a page holds (`signedTransactions`,
+// `notificationHistory[].signedPayload`), as the Server API client reads them.
 //
 // Checked besides "does not trap": `body` is the bytes received; `receiptJSON` (the bytes of `receipt` passed
 // through) parses to the same object; the object written back (`jsonBytes`) parses to the same object too.
@@ -24,6 +28,7 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
 
 enum FuzzAppleResponse {
     static func run(_ bytes: [UInt8]) {
+        serverAPI(bytes)
         let response: VerifyReceiptResponse
         do {
             response = try VerifyReceiptResponse(body: bytes)
@@ -53,6 +58,27 @@ enum FuzzAppleResponse {
         let written = JSONValue.object(receipt).jsonBytes
         let rewritten = reparse(written, what: "the receipt written back")
         Oracle.check(rewritten == receipt, "apple response: the receipt written back parses to another object")
+    }
+
+    /// The bytes as each App Store Server API answer the client decodes.
+    static func serverAPI(_ bytes: [UInt8]) {
+        let header = String(decoding: bytes.prefix(32), as: UTF8.self)
+        for status in [200, 404, 429] {
+            do {
+                let response = try AppStoreAPIResponse(status: status, body: bytes, retryAfter: header)
+                Sink.consume(response.errorCode)
+                Sink.consume(response.retryAfter?.millisecondsSince1970)
+                Oracle.check(status == 200 || response.object == nil, "server api: an error answer kept a body")
+                guard let object = response.object else { continue }
+                for member in ["signedTransactions", "notificationHistory", "data"] {
+                    Sink.consume(
+                        Result { () throws(RemoteError) in try AppStoreServerAPIClient.signedStrings(object, member) })
+                }
+            } catch {
+                Oracle.check(status == 200, "server api: an error answer failed to decode")
+                Sink.consume(error.code)
+            }
+        }
     }
 
     static func read(_ transaction: TransactionInfo) {

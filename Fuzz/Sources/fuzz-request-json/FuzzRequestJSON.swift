@@ -1,4 +1,5 @@
 import FuzzSupport
+import ReceiptIntake
 @_spi(Fuzzing) import ReceiptModel
 @_spi(Fuzzing) import ReceiptServer
 
@@ -6,6 +7,8 @@ import FuzzSupport
 // `RequestJSON(parsing:)`, the members the routes take (`receipt-data`, `receipt_data`, `password`,
 // `exclude-old-transactions`), `V1Options(json:)`, `V1Options(query:)` with the string members as query
 // parameters, and the receipt data handed to `ReceiptInput` as the routes do before verifying.
+//
+// The body is also read as `POST /v1/sync`'s (`SyncRequest`): exactly one subject, ids and accounts within limits.
 //
 // The input is also read as a query string (`QueryParameters`, the query of a raw `/v1/verify` body and of
 // `/v1/entitlements`).
@@ -29,6 +32,7 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
 enum FuzzRequestJSON {
     static func run(_ bytes: [UInt8]) {
         queryString(String(decoding: bytes, as: UTF8.self))
+        syncRequest(bytes)
         let json: RequestJSON
         do {
             json = try RequestJSON(parsing: bytes)
@@ -58,6 +62,21 @@ enum FuzzRequestJSON {
             }
         }
         checkRoundTrip(json)
+    }
+
+    static func syncRequest(_ bytes: [UInt8]) {
+        do {
+            let request = try SyncRequest(parsing: bytes)
+            switch request.subject {
+            case .receipt(let data, _): Sink.consume(data.count)
+            case .transactionID(let id):
+                Oracle.check(!id.isEmpty && id.utf8.count <= 64, "sync request: a transaction id outside the limits")
+            }
+            Sink.consume(request.bundleID)
+            Sink.consume(request.account)
+        } catch {
+            Sink.consume(error.code)
+        }
     }
 
     static func queryString(_ text: String) {

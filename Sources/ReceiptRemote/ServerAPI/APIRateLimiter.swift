@@ -1,4 +1,4 @@
-public import ReceiptVerification
+import ReceiptVerification
 import Synchronization
 
 /// The App Store Server API's request budget, per app and environment: never more requests than the rate in any

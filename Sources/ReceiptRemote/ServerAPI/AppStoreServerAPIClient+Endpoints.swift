@@ -52,7 +52,7 @@ extension AppStoreServerAPIClient {
         guard let object = response.object, let status = object["status"]?.integerValue, (0...1).contains(status) else {
             throw RemoteError(.malformedResponse, "Look Up Order ID answered without a status of 0 or 1")
         }
-        let items = try strings(object, "signedTransactions").enumerated().map { index, text in
+        let items = try Self.signedStrings(object, "signedTransactions").enumerated().map { index, text in
             verifyItem(text, kind: .transaction, index: index, bundleID: bundleID, environment: answered)
         }
         return (Int(status), SignedItems(environment: answered, items: items, pages: 1))
@@ -62,7 +62,7 @@ extension AppStoreServerAPIClient {
     /// - Parameter statuses: only subscriptions in these statuses (1-5); empty for all.
     public func subscriptionStatuses(
         _ transactionID: String, bundleID: String, environment: ReceiptEnvironment? = nil, statuses: [Int] = []
-    ) async throws(RemoteError) -> (environment: ReceiptEnvironment, subscriptions: [SubscriptionStatus]) {
+    ) async throws(RemoteError) -> (environment: ReceiptEnvironment, subscriptions: [SignedSubscriptionStatus]) {
         let id = try AppStoreAPIRequest.pathSegment(transactionID, "transaction id")
         let request = AppStoreAPIRequest(
             name: "subscription_statuses", method: .get, path: "/inApps/v1/subscriptions/\(id)",
@@ -72,7 +72,7 @@ extension AppStoreServerAPIClient {
             throw RemoteError(.malformedResponse, "Get All Subscription Statuses answered without a body")
         }
         try checkEnvelope(object, bundleID: bundleID, environment: answered)
-        var subscriptions: [SubscriptionStatus] = []
+        var subscriptions: [SignedSubscriptionStatus] = []
         for group in object["data"]?.arrayValue ?? [] {
             guard let group = group.objectValue else {
                 throw RemoteError(.malformedResponse, "data holds something other than an object")
@@ -83,7 +83,7 @@ extension AppStoreServerAPIClient {
                 }
                 let index = subscriptions.count
                 subscriptions.append(
-                    SubscriptionStatus(
+                    SignedSubscriptionStatus(
                         groupIdentifier: group.text("subscriptionGroupIdentifier"),
                         originalTransactionID: last.text("originalTransactionId"),
                         status: last["status"]?.integerValue.flatMap { Int(exactly: $0) },
@@ -176,7 +176,7 @@ extension AppStoreServerAPIClient {
                     name: name, method: .get, path: path, query: query + (cursor.map { [("revision", $0)] } ?? []))
             },
             page: { (object, answered) throws(RemoteError) in
-                for text in try strings(object, "signedTransactions") {
+                for text in try Self.signedStrings(object, "signedTransactions") {
                     items.append(
                         verifyItem(
                             text, kind: .transaction, index: items.count, bundleID: bundleID, environment: answered))

@@ -1,4 +1,4 @@
-@_spi(Fuzzing) import ReceiptModel
+@_spi(Fuzzing) public import ReceiptModel
 import ReceiptVerification
 
 /// Walking paged answers and verifying their signed items.
@@ -60,7 +60,9 @@ extension AppStoreServerAPIClient {
 
     /// The strings of an array member (`signedTransactions`); absent is none.
     /// - Throws: `remote.malformed_response` when it is not an array of strings.
-    func strings(_ object: JSONObject, _ member: String) throws(RemoteError) -> [String] {
+    @_spi(Fuzzing) public static func signedStrings(_ object: JSONObject, _ member: String) throws(RemoteError)
+        -> [String]
+    {
         guard let value = object[member] else { return [] }
         guard let array = value.arrayValue else {
             throw RemoteError(.malformedResponse, "\(member) is not an array")

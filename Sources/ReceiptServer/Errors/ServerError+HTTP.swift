@@ -27,8 +27,10 @@ extension ServerError: RouteRefusal {
         case .unauthorized: HTTPResponse.Status(code: 401)
         case .unsupportedMediaType: HTTPResponse.Status(code: 415)
         case .overloaded, .ledgerUnavailable: HTTPResponse.Status(code: 503)
-        case .ledgerDisabled, .transactionNotFound: HTTPResponse.Status(code: 404)
-        case .notificationRejected: HTTPResponse.Status(code: 422)
+        case .ledgerDisabled, .transactionNotFound, .serverAPIDisabled, .serverAPINotFound:
+            HTTPResponse.Status(code: 404)
+        case .notificationRejected, .receiptNotVerified, .unknownApp: HTTPResponse.Status(code: 422)
+        case .serverAPIFailed: HTTPResponse.Status(code: 502)
         case .invalidConfiguration, .digestFailed: HTTPResponse.Status(code: 500)
         default: HTTPResponse.Status(code: 400)
         }

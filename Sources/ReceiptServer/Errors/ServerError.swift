@@ -33,6 +33,11 @@ public struct ServerError: CodedError {
             case forbidden = "server.forbidden"
             case duplicateMember = "server.duplicate_member"
             case digestFailed = "intake.digest_failed"
+            case unknownApp = "server.unknown_bundle_id"
+            case serverAPIDisabled = "server_api.disabled"
+            case serverAPIFailed = "server_api.failed"
+            case serverAPINotFound = "server_api.not_found"
+            case receiptNotVerified = "sync.receipt_not_verified"
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -87,6 +92,16 @@ public struct ServerError: CodedError {
         public static let duplicateMember = Code(.duplicateMember)
         /// A digest the audit trail needs could not be computed (OpenSSL failed): nothing was recorded; HTTP 500.
         public static let digestFailed = Code(.digestFailed)
+        /// The request names an app the server is not configured for (`--bundle-id`); HTTP 422.
+        public static let unknownApp = Code(.unknownApp)
+        /// `/v1/sync` on a server without an App Store Server API key; HTTP 404.
+        public static let serverAPIDisabled = Code(.serverAPIDisabled)
+        /// The App Store Server API gave no usable answer (the message names the client's `remote.…` code); HTTP 502.
+        public static let serverAPIFailed = Code(.serverAPIFailed)
+        /// The App Store Server API knows the transaction id in no environment; HTTP 404.
+        public static let serverAPINotFound = Code(.serverAPINotFound)
+        /// `/v1/sync` with a receipt that is not valid: Apple was not asked; HTTP 422.
+        public static let receiptNotVerified = Code(.receiptNotVerified)
 
         /// The code as a dotted string, e.g. `server.invalid_json`.
         public var description: String { kind.rawValue }
@@ -117,6 +132,11 @@ public struct ServerError: CodedError {
             case .ledgerUnavailable: .ledgerUnavailable
             case .ledgerDisabled: .ledgerDisabled
             case .notificationRejected: .notificationRejected
+            case .unknownApp: .unknownApp
+            case .serverAPIDisabled: .serverAPIDisabled
+            case .serverAPIFailed: .serverAPIFailed
+            case .transactionNotFound: .serverAPINotFound
+            case .receiptNotVerified: .receiptNotVerified
             default: .digestFailed
             }
         self.init(code, error.reason, file: file, line: line)

@@ -4,7 +4,7 @@ import Logging
 public import ReceiptIntake
 public import ReceiptLedger
 import ReceiptModel
-import ReceiptRemote
+public import ReceiptRemote
 package import ReceiptVerification
 
 /// The server's routes: Apple's verifyReceipt contract, the project's `/v1` API, `/health` and `/metrics`, for a
@@ -13,7 +13,7 @@ package import ReceiptVerification
 /// The application lives in ``ReceiptIntake/ReceiptIntake``; each route parses the request, calls the intake and
 /// renders its answer. The routes come grouped by resource, one controller each: ``VerifyReceiptController``
 /// (Apple's two endpoints), ``VerifyController`` (`/v1/verify`), ``NotificationController``
-/// (`/v1/notifications/appstore`), ``LedgerController`` (the ledger's reads). A refusal is thrown as an
+/// (`/v1/notifications/appstore`), ``LedgerController`` (the ledger's reads), ``SyncController`` (`/v1/sync`). A refusal is thrown as an
 /// `HTTPResponseError` (``ServerError``, or ``VerifyReceiptRefusal`` on the verifyReceipt routes) that Hummingbird
 /// writes out. ``RouteObserverMiddleware`` wraps the receipt routes: one access-log line and the request metrics
 /// per request. Handlers log through `context.logger`, which carries Hummingbird's request id (`hb.request.id`).
@@ -39,13 +39,14 @@ public struct ReceiptRoutes: Sendable {
     public init(
         configuration: ReceiptServerConfiguration, decider: any ReceiptDecider,
         metrics: ServerMetrics = ServerMetrics(),
-        ledger: Ledger? = nil
+        ledger: Ledger? = nil, serverAPI: AppStoreServerAPIClient? = nil
     ) {
         self.configuration = configuration
         let rules = IntakeRules(
             sharedSecret: configuration.sharedSecret, acceptsAnyEnvironment: configuration.acceptsAnyEnvironment)
         self.intake = ReceiptIntake(
-            decider: decider, ledger: ledger, rules: rules, maximumInFlight: configuration.maximumInFlight)
+            decider: decider, ledger: ledger, rules: rules, maximumInFlight: configuration.maximumInFlight,
+            serverAPI: serverAPI)
         self.metrics = metrics
         self.bodyReader = BodyReader(maximumSize: configuration.maximumBodySize, timeout: configuration.bodyTimeout)
         self.access = APIAccess(configuration: configuration)
@@ -70,6 +71,7 @@ public struct ReceiptRoutes: Sendable {
         VerifyController(routes: self).add(to: observed)
         NotificationController(routes: self).add(to: observed)
         LedgerController(routes: self).add(to: observed)
+        SyncController(routes: self).add(to: observed)
         router.get("/health") { _, _ in
             Self.response(.ok, contentType: "application/json", body: Array(#"{"status":"ok"}"#.utf8))
         }

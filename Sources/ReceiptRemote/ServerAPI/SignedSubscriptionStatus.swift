@@ -1,8 +1,6 @@
-public import ReceiptVerification
-
 /// One subscription in Get All Subscription Statuses: its group, Apple's status and its latest signed transaction
 /// and renewal info, each verified.
-public struct SubscriptionStatus: Sendable {
+public struct SignedSubscriptionStatus: Sendable {
     /// `subscriptionGroupIdentifier`.
     public let groupIdentifier: String?
     /// `originalTransactionId`, as the unsigned envelope states it.

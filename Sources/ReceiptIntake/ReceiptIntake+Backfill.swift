@@ -1,0 +1,92 @@
+public import Logging
+import ReceiptLedger
+import ReceiptModel
+import ReceiptRemote
+import ReceiptVerification
+
+/// Notifications never lost: what Apple sent while the server was down, fetched from Get Notification History and
+/// applied exactly as if it had been pushed.
+extension ReceiptIntake {
+    /// Backfills one app's notifications in one environment.
+    ///
+    /// Each page is applied before the next is fetched, oldest first as Apple lists them. A notification the ledger
+    /// holds (by `notificationUUID`) is a duplicate; renewal state Apple signed earlier than what the ledger holds
+    /// changes nothing; a notification that does not verify is audited and reported, never applied.
+    /// - Throws: ``IntakeError``: `ledgerDisabled`, `serverAPIDisabled`, `bundleIDRequired`, `unknownApp`,
+    ///   `serverAPIFailed` (the walk stopped: what was applied before stays applied, and the next backfill starts
+    ///   from it), `ledgerUnavailable`, `digestFailed`.
+    public func backfillNotifications(_ call: BackfillCall, logger: Logger) async throws(IntakeError) -> BackfillReport
+    {
+        let ledger = try requireLedger()
+        let api = try requireServerAPI()
+        try requireConfiguredApps()
+        let bundleID = try configuredApp(call.bundleID)
+        let environment: ReceiptEnvironment = call.environment == .production ? .production : .sandbox
+        let windowStart = ReceiptDate(
+            clampingMillisecondsSince1970: call.now.millisecondsSince1970
+                - Int64(BackfillCall.window(environment).components.seconds) * 1000 + 60_000)
+        var since = call.since
+        if since == nil {
+            do {
+                since = try await ledger.latestNotificationSignedDate(bundleID: bundleID, environment: environment)
+            } catch {
+                throw IntakeError(.ledgerUnavailable, "the ledger could not say which notifications it holds: \(error)")
+            }
+        }
+        let start = max(since ?? windowStart, windowStart)
+        let end = call.until ?? call.now
+        var applied: [String] = []
+        var duplicates = 0
+        var failed: [SyncAnswer.Failure] = []
+        var firstFailure: IntakeError?
+        let query = NotificationHistoryQuery(start: start, end: end)
+        let walked: (pages: Int, notifications: Int)
+        do throws(RemoteError) {
+            walked = try await api.notificationHistory(query, bundleID: bundleID, environment: environment) {
+                (items) async throws(RemoteError) in
+                for item in items {
+                    // The operator's notification rules, whatever the client was built with: as for a pushed one.
+                    var verdict = item.verdict
+                    if let violation = rules.notifications.violation(of: verdict, receiptPolicy: decider.policy),
+                        !verdict.reasons.contains(where: { $0.code == violation.code })
+                    {
+                        verdict = verdict.adding(violation)
+                    }
+                    do throws(IntakeError) {
+                        let answer = try await apply(
+                            verdict, received: item.jws, auditEndpoint: call.auditEndpoint, now: call.now,
+                            ledger: ledger, logger: logger)
+                        if answer.outcome.isDuplicateNotification {
+                            duplicates += 1
+                        } else {
+                            applied.append(answer.notification.id)
+                        }
+                    } catch  where error.code == .notificationRejected {
+                        let reason = verdict.reason
+                        failed.append(
+                            SyncAnswer.Failure(
+                                index: item.index, reason: reason.map { "\($0.code)" } ?? "jws.invalid",
+                                message: reason?.message ?? error.reason))
+                    } catch {
+                        // The ledger failed: stop here, so nothing after an unrecorded notification counts as done.
+                        firstFailure = error
+                        throw RemoteError(.cancelled, "the ledger could not record a backfilled notification")
+                    }
+                }
+            }
+        } catch {
+            if let firstFailure { throw firstFailure }
+            throw Self.serverAPIRefusal(error, "the notification history of \(bundleID)")
+        }
+        logger.info(
+            "notifications backfilled",
+            metadata: [
+                "bundle_id": "\(bundleID)", "environment": "\(environment.endpointName)",
+                "since": "\(start)", "until": "\(end)", "pages": "\(walked.pages)", "seen": "\(walked.notifications)",
+                "applied": "\(applied.count)", "duplicates": "\(duplicates)", "failed": "\(failed.count)",
+            ])
+        return BackfillReport(
+            bundleID: bundleID, environment: environment, since: start, until: end, pages: walked.pages,
+            seen: walked.notifications, applied: applied, duplicates: duplicates, failed: failed)
+    }
+}
