@@ -64,7 +64,11 @@ extension AppleStandIn {
     ) -> Response {
         let customer = data.customer(of: id)
         guard !customer.isEmpty else { return Self.transactionNotFound }
-        guard let filter = HistoryFilter(exchange) else { return Self.apiError(status: 400, code: 4_000_015) }
+        guard let filter = HistoryFilter(exchange) else {
+            // 4000016 when the end date is the bad one, 4000015 otherwise (a start date or `revoked`).
+            let badEnd = exchange.value("endDate").map { Int64($0) == nil } ?? false
+            return Self.apiError(status: 400, code: badEnd ? 4_000_016 : 4_000_015)
+        }
         var matching = customer.filter { filter.admits($0.description.transaction) }
         if exchange.value("sort") == "DESCENDING" { matching.reverse() }
         guard

@@ -18,6 +18,8 @@ struct ServerAPIPage<Item> {
             else { return nil }
             start = offset
         }
+        // At least one item per page, whatever the configuration says, so paging always ends.
+        let size = max(1, size)
         let end = items.count - start > size ? start + size : items.count
         self.items = items[start..<end]
         hasMore = end < items.count
