@@ -8,7 +8,8 @@
 //   ReceiptVerification <- ReceiptLedger (exactly-once transactions, owners, audit; SQLite via GRDB, PostgreSQL via
 //   postgres-nio) <- ReceiptIntake
 //   ReceiptIntake (verify -> ledger -> Apple -> record -> answer, transport-free) <- ReceiptServer, VerifyLocal
-//   AppleStandIn: a loopback stand-in for Apple's endpoints, for tests and by hand
+//   ReceiptForge, ReceiptCrypto <- AppleStandIn: a loopback stand-in for Apple's endpoints (verifyReceipt and the App
+//   Store Server API), for tests and by hand
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -116,11 +117,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // A faithful loopback stand-in for Apple's verifyReceipt endpoints, with scripted behaviours.
+        // A faithful loopback stand-in for Apple's verifyReceipt endpoints and App Store Server API, with scripted
+        // behaviours; the forge mints its JWS, ReceiptCrypto checks clients' ES256 tokens.
         .target(
             name: "AppleStandIn",
             dependencies: [
-                "BER", "ReceiptModel", "ReceiptVerification",
+                "BER", "ReceiptModel", "ReceiptVerification", "ReceiptForge", "ReceiptCrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -157,7 +159,7 @@ let package = Package(
         .executableTarget(
             name: "AppleStandInCommand",
             dependencies: [
-                "AppleStandIn", "ReceiptModel", "ReceiptVerification",
+                "AppleStandIn", "ReceiptModel", "ReceiptVerification", "ReceiptForge", "ReceiptCrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -210,6 +212,9 @@ let package = Package(
                 "ReceiptRemote", "ReceiptCrypto", "AppleStandIn", "ReceiptForge", "ReceiptModel", "ReceiptVerification",
                 "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

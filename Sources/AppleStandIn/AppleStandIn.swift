@@ -5,13 +5,17 @@ import NIOCore
 package import ReceiptVerification
 import Synchronization
 
-/// A loopback stand-in for Apple's verifyReceipt endpoints, with scripted behaviours and a record of
+/// A loopback stand-in for Apple's verifyReceipt endpoints and App Store Server API, with scripted behaviours and a record of
 /// every request, for tests and for trying the remote fallback by hand.
 ///
 /// Two listeners (production and sandbox) serve `POST /verifyReceipt`. Each answers as Apple does
 /// (``StandInBehaviour/apple``) unless a script says otherwise: a status, an HTTP error, a malformed or
 /// huge body, a delay, a dropped connection. Bind to 127.0.0.1 port 0 and read the ports from
 /// ``StandInAddresses``.
+///
+/// The same listeners serve the App Store Server API (production is the Production environment, sandbox
+/// Sandbox) from ``ServerAPIData`` given to ``serveServerAPI(_:in:minter:)``, with scripts of
+/// ``ServerAPIBehaviour`` of their own (`AppleStandIn+ServerAPI.swift`).
 ///
 /// ```swift
 /// let standIn = AppleStandIn()
@@ -35,16 +39,29 @@ package final class AppleStandIn: Sendable {
         package var renewedUntil: ReceiptDate?
         /// The largest request body read.
         package var maximumRequestSize: Int
+        /// When set, every App Store Server API request must carry a token this accepts, or gets 401 with an
+        /// empty body; `nil`: tokens are decoded and recorded, never refused.
+        package var serverAPIAuthorization: ServerAPIAuthorization?
+        /// Items per page of the App Store Server API's paged answers (Apple's is 20).
+        package var serverAPIPageSize: Int
+        /// The App Store Server API's clock, UNIX milliseconds: arrival times, `Retry-After`, token expiry,
+        /// subscription status. The wall clock unless set (a stand-in is a server: it answers in real time).
+        package var serverAPIClock: @Sendable () -> Int64
 
         package init(
             verifier: ReceiptVerifier? = nil, sharedSecret: String? = nil, now: (@Sendable () -> ReceiptDate)? = nil,
-            renewedUntil: ReceiptDate? = nil, maximumRequestSize: Int = 16 * 1024 * 1024
+            renewedUntil: ReceiptDate? = nil, maximumRequestSize: Int = 16 * 1024 * 1024,
+            serverAPIAuthorization: ServerAPIAuthorization? = nil, serverAPIPageSize: Int = 20,
+            serverAPIClock: @escaping @Sendable () -> Int64 = WallClock.unixMilliseconds
         ) {
             self.verifier = verifier
             self.sharedSecret = sharedSecret
             self.now = now
             self.renewedUntil = renewedUntil
             self.maximumRequestSize = maximumRequestSize
+            self.serverAPIAuthorization = serverAPIAuthorization
+            self.serverAPIPageSize = max(1, serverAPIPageSize)
+            self.serverAPIClock = serverAPIClock
         }
     }
 
@@ -55,8 +72,10 @@ package final class AppleStandIn: Sendable {
     }
 
     package let configuration: Configuration
-    private let logger: Logger
+    let logger: Logger
     private let state = Mutex(State())
+    /// The App Store Server API's data, scripts and record (`AppleStandIn+ServerAPI.swift`).
+    let serverAPI = Mutex(ServerAPIState())
 
     /// - Parameter logger: the listeners' logger; request bodies are never logged.
     package init(configuration: Configuration = Configuration(), logger: Logger = Logger(label: "apple-standin")) {
@@ -84,8 +103,12 @@ package final class AppleStandIn: Sendable {
     /// How many requests an endpoint received.
     package func callCount(_ endpoint: ReceiptEnvironment) -> Int { requests(endpoint).count }
 
-    /// Forgets scripts, defaults and recorded requests.
-    package func reset() { state.withLock { $0 = State() } }
+    /// Forgets scripts, defaults and recorded requests, of verifyReceipt and of the App Store Server API (whose
+    /// served data stays).
+    package func reset() {
+        state.withLock { $0 = State() }
+        serverAPI.withLock { api in api = ServerAPIState(data: api.data) }
+    }
 
     private func nextBehaviour(recording request: RecordedRequest) -> StandInBehaviour {
         state.withLock { state in
@@ -174,6 +197,7 @@ package final class AppleStandIn: Sendable {
                 "verifyReceipt request", metadata: ["endpoint": "\(endpoint)", "bytes": "\(recorded.body.count)"])
             return try await self.respond(behaviour, to: recorded)
         }
+        addServerAPIRoutes(to: router, environment: endpoint)
         return router
     }
 

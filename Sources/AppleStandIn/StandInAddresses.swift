@@ -20,6 +20,17 @@ package struct StandInAddresses: Sendable, Hashable {
     /// `http://HOST:PORT/verifyReceipt` of the sandbox listener.
     package var sandboxURL: String { "http://\(host):\(sandboxPort)/verifyReceipt" }
 
+    /// `http://HOST:PORT`, the App Store Server API base URL of the production listener (the Production
+    /// environment); a client appends Apple's paths (`/inApps/v1/transactions/…`).
+    package var productionAPIBaseURL: String { "http://\(host):\(productionPort)" }
+    /// `http://HOST:PORT`, the App Store Server API base URL of the sandbox listener (the Sandbox environment).
+    package var sandboxAPIBaseURL: String { "http://\(host):\(sandboxPort)" }
+
+    /// The App Store Server API base URL of one environment.
+    package func apiBaseURL(_ environment: ReceiptEnvironment) -> String {
+        environment == .production ? productionAPIBaseURL : sandboxAPIBaseURL
+    }
+
     /// The port of one endpoint.
     package func port(_ endpoint: ReceiptEnvironment) -> Int {
         endpoint == .production ? productionPort : sandboxPort

@@ -6,6 +6,9 @@ final class StandInProcess {
     let process = Process()
     let productionURL: String
     let sandboxURL: String
+    /// The App Store Server API base URLs (`http://127.0.0.1:PORT`).
+    let productionAPIURL: String
+    let sandboxAPIURL: String
 
     struct NotStarted: Error {}
 
@@ -33,6 +36,8 @@ final class StandInProcess {
         }
         productionURL = production
         sandboxURL = sandbox
+        productionAPIURL = object["production_api_url"] ?? ""
+        sandboxAPIURL = object["sandbox_api_url"] ?? ""
     }
 
     /// `--remote-url … --remote-sandbox-url …` for verify-local.

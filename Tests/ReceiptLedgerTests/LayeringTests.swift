@@ -35,7 +35,10 @@ import Testing
             "BER", "ReceiptModel", "ReceiptVerification", "ReceiptRemote", "ReceiptLedger", "ReceiptIntake",
             "Hummingbird", "HTTPTypes", "Logging", "Metrics", "Prometheus", "ServiceLifecycle", "UnixSignals",
         ],
-        "AppleStandIn": ["BER", "ReceiptModel", "ReceiptVerification", "Hummingbird", "Logging", "NIOCore"],
+        "AppleStandIn": [
+            "BER", "ReceiptModel", "ReceiptVerification", "ReceiptForge", "ReceiptCrypto", "Hummingbird", "Logging",
+            "NIOCore",
+        ],
     ]
 
     /// The modules `source` imports (`import M`, `public import M`, `@_spi(S) import M`, …), comments aside.
