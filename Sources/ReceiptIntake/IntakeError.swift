@@ -39,12 +39,13 @@ public struct IntakeError: CodedError {
         public static let notificationRejected = Code(.notificationRejected)
         /// OpenSSL could not compute a digest the audit entry needs: nothing is recorded, nothing answered.
         public static let digestFailed = Code(.digestFailed)
-        /// The call names an app the operator has not configured (`--bundle-id`).
+        /// The call names an app the operator has not configured (`--bundle-id`), or names none where several are.
         public static let unknownApp = Code(.unknownApp)
         /// The call needs the App Store Server API and the operator has not configured it (no key).
         public static let serverAPIDisabled = Code(.serverAPIDisabled)
         /// The App Store Server API gave no usable answer (unreachable, rate limited past the deadline, refused the
-        /// key, a malformed answer); the reason names the client's code (`remote.…`). Nothing was recorded.
+        /// key, a malformed answer); the reason names the client's code (`remote.…`). Nothing of the answer was
+        /// recorded (a sync's receipt verification keeps its audit entry; a backfill keeps what it applied before).
         public static let serverAPIFailed = Code(.serverAPIFailed)
         /// The App Store Server API knows the transaction id in no environment tried.
         public static let transactionNotFound = Code(.transactionNotFound)

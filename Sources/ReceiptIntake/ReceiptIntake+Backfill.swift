@@ -44,7 +44,14 @@ extension ReceiptIntake {
         do throws(RemoteError) {
             walked = try await api.notificationHistory(query, bundleID: bundleID, environment: environment) {
                 (items) async throws(RemoteError) in
-                for item in items {
+                // Apple does not document the order within a page: the oldest first, so that what a stopped walk
+                // applied is never newer than what it left.
+                let unsigned = ReceiptDate(clampingMillisecondsSince1970: Int64.min)
+                let ordered = items.sorted { first, second in
+                    (first.verdict.payload?.signedDate ?? unsigned, first.index)
+                        < (second.verdict.payload?.signedDate ?? unsigned, second.index)
+                }
+                for item in ordered {
                     // The operator's notification rules, whatever the client was built with: as for a pushed one.
                     var verdict = item.verdict
                     if let violation = rules.notifications.violation(of: verdict, receiptPolicy: decider.policy),
@@ -76,12 +83,14 @@ extension ReceiptIntake {
             }
         } catch {
             if let firstFailure { throw firstFailure }
-            throw Self.serverAPIRefusal(error, "the notification history of \(bundleID)")
+            throw Self.serverAPIRefusal(
+                error,
+                "the notification history of \(bundleID) in \(environment.rawValue) from \(start) (rerun from there)")
         }
         logger.info(
             "notifications backfilled",
             metadata: [
-                "bundle_id": "\(bundleID)", "environment": "\(environment.endpointName)",
+                "bundle_id": "\(bundleID)", "environment": "\(environment.rawValue)",
                 "since": "\(start)", "until": "\(end)", "pages": "\(walked.pages)", "seen": "\(walked.notifications)",
                 "applied": "\(applied.count)", "duplicates": "\(duplicates)", "failed": "\(failed.count)",
             ])

@@ -11,8 +11,8 @@ import ReceiptVerification
 /// receipt is verified first, and an invalid one is refused before Apple is asked anything.
 extension ReceiptIntake {
     /// Syncs one customer's history.
-    /// - Throws: ``IntakeError``: `ledgerDisabled`, `serverAPIDisabled`, `bundleIDRequired` (no app configured, or
-    ///   several and none named), `unknownApp`, `invalidBase64`, `receiptNotVerified` (the receipt is not valid:
+    /// - Throws: ``IntakeError``: `ledgerDisabled`, `serverAPIDisabled`, `bundleIDRequired` (no app configured),
+    ///   `unknownApp` (one not configured is named, or several are configured and none is named), `invalidBase64`, `receiptNotVerified` (the receipt is not valid:
     ///   nothing was asked), `transactionNotFound`, `serverAPIFailed`, `overloaded`, `ledgerUnavailable`,
     ///   `digestFailed`.
     public func sync(_ call: SyncCall, logger: Logger) async throws(IntakeError) -> SyncAnswer {
@@ -127,7 +127,7 @@ extension ReceiptIntake {
         logger.info(
             "history synced",
             metadata: [
-                "bundle_id": "\(bundleID)", "environment": "\(history.environment.endpointName)",
+                "bundle_id": "\(bundleID)", "environment": "\(history.environment.rawValue)",
                 "pages": "\(history.pages)", "synced": "\(synced)", "new": "\(new.count)", "failed": "\(failed.count)",
             ])
         return SyncAnswer(
@@ -148,7 +148,7 @@ extension ReceiptIntake {
     }
 
     /// The app a call is about: the one named, which must be configured, or the only one configured.
-    /// - Throws: ``IntakeError`` `unknownApp`, `bundleIDRequired`.
+    /// - Throws: ``IntakeError/Code/unknownApp``.
     package func configuredApp(_ named: String?) throws(IntakeError) -> String {
         let configured = decider.policy.acceptedBundleIDs ?? []
         if let named {
@@ -158,7 +158,7 @@ extension ReceiptIntake {
             return named
         }
         guard configured.count == 1, let only = configured.first else {
-            throw IntakeError(.bundleIDRequired, "this server is configured for several apps: name one (bundle_id)")
+            throw IntakeError(.unknownApp, "this server is configured for several apps: name one (bundle_id)")
         }
         return only
     }

@@ -136,7 +136,7 @@ package enum LedgerJSON {
         }
         writer.endArray()
         writer.key("environment")
-        if let environment = answer.environment { writer.string(environment.endpointName) } else { writer.null() }
+        if let environment = answer.environment { writer.string(environment.rawValue) } else { writer.null() }
         writer.field("bundle_id", answer.bundleID)
         writer.key("transaction_id")
         if let id = answer.transactionID { writer.string(id) } else { writer.null() }
@@ -150,7 +150,7 @@ package enum LedgerJSON {
         var writer = JSONWriter(capacity: 256 + 40 * report.applied.count)
         writer.beginObject()
         writer.field("bundle_id", report.bundleID)
-        writer.field("environment", report.environment.endpointName)
+        writer.field("environment", report.environment.rawValue)
         writer.field("since", report.since.description)
         writer.field("until", report.until.description)
         writer.field("pages", Int64(report.pages))

@@ -33,9 +33,14 @@ public struct NotificationBackfillService: Service {
     }
 
     public func run() async {
+        // A first backfill may walk Apple's whole window: a graceful shutdown cancels it instead of waiting for it.
+        await cancelWhenGracefulShutdown { await backfillEach() }
+    }
+
+    private func backfillEach() async {
         for bundleID in bundleIDs.sorted() {
             for environment in [ReceiptEnvironment.production, .sandbox] {
-                if Task.isCancelled || Task.isShuttingDownGracefully { return }
+                if Task.isCancelled { return }
                 let call = BackfillCall(
                     bundleID: bundleID, environment: environment, auditEndpoint: "backfill at start", now: clock())
                 do throws(IntakeError) {
@@ -46,7 +51,7 @@ public struct NotificationBackfillService: Service {
                     logger.warning(
                         "notification backfill failed",
                         metadata: [
-                            "bundle_id": "\(bundleID)", "environment": "\(environment.endpointName)",
+                            "bundle_id": "\(bundleID)", "environment": "\(environment.rawValue)",
                             "code": "\(error.code)", "reason": "\(error.reason)",
                         ])
                 }

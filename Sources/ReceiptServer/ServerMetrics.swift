@@ -119,7 +119,7 @@ public final class ServerMetrics: Sendable {
 
     /// Counts what one backfill did.
     package func recordBackfill(_ report: BackfillReport) {
-        let environment = report.environment.endpointName
+        let environment = report.environment.rawValue
         for (outcome, count) in [
             ("applied", report.applied.count), ("duplicate", report.duplicates), ("failed", report.failed.count),
         ] {
@@ -131,7 +131,7 @@ public final class ServerMetrics: Sendable {
 
     /// Counts a backfill that stopped before its end.
     package func recordBackfillFailure(environment: ReceiptEnvironment) {
-        increment((Self.backfilled, environment.endpointName, "backfill_failed"))
+        increment((Self.backfilled, environment.rawValue, "backfill_failed"))
     }
 
     /// The exposition text (Prometheus text format 0.0.4), after bringing the chain-cache counters and the

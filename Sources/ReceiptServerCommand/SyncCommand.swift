@@ -28,6 +28,12 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: "The ledger's owner of the purchases (1 to 256 bytes of UTF-8).")
     var account: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Which of the --bundle-id apps the history is about; needed with --transaction-id when several are configured.",
+            valueName: "bundle-id"))
+    var app: String?
+
     @Flag(help: "Log the walk at info on standard error.")
     var verbose = false
 
@@ -46,7 +52,11 @@ struct SyncCommand: AsyncParsableCommand {
     func run() async throws {
         let subject: SyncCall.Subject
         switch (transactionID, receiptFile) {
-        case (let id?, nil): subject = .transactionID(id)
+        case (let id?, nil):
+            guard LedgerLimits.isIdentifier(id) else {
+                throw ValidationError("--transaction-id takes 1 to 64 letters, digits, '.', '-' or '_'")
+            }
+            subject = .transactionID(id)
         case (nil, let path?): subject = .receipt(try Self.read(path), isText: false)
         default: throw ValidationError("give a receipt file or --transaction-id, not both")
         }
@@ -54,7 +64,7 @@ struct SyncCommand: AsyncParsableCommand {
         let opened = try await CommandIntake.open(
             trust: trust, ledger: ledgerOptions, appStoreAPI: appStoreAPI, command: "sync", logger: logger)
         let call = SyncCall(
-            subject: subject, bundleID: nil, account: account, auditEndpoint: "receipt-server sync",
+            subject: subject, bundleID: app, account: account, auditEndpoint: "receipt-server sync",
             now: ReceiptDate.systemNow())
         do throws(IntakeError) {
             let answer = try await opened.intake.sync(call, logger: logger)

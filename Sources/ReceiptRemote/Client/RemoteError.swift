@@ -1,7 +1,7 @@
 public import BER
 
-/// Why Apple's verifyReceipt gave no usable answer: unreachable, too slow, refused by the circuit
-/// breaker, or an answer that is not a verifyReceipt response.
+/// Why Apple (verifyReceipt, or the App Store Server API) gave no usable answer: unreachable, too slow, refused by
+/// the circuit breaker, an answer that is not what was asked for, or a refusal the API states.
 ///
 /// `code` is stable and is what equality compares; `reason` is for people and may change. Never carries
 /// the receipt data or the shared secret.
@@ -29,7 +29,8 @@ public struct RemoteError: CodedError {
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
 
-        /// The connection failed, was refused, reset or dropped, or Apple answered HTTP 5xx every time.
+        /// The connection failed, was refused, reset or dropped, or verifyReceipt answered HTTP 5xx every time (the
+        /// App Store Server API client reports 5xx to the end as ``retriesExhausted``).
         public static let unavailable = Code(.unavailable)
         /// The last attempt did not complete within the per-attempt timeout.
         public static let timeout = Code(.timeout)

@@ -52,9 +52,10 @@ extension AppStoreServerAPIClient {
         if let stated = object["bundleId"], stated.stringValue != bundleID {
             throw RemoteError(.malformedResponse, "the answer names another app than \(bundleID)")
         }
-        if let stated = object["environment"], stated.stringValue != environment.endpointName {
+        // Apple spells them `Production` and `Sandbox`, as the environment's raw value.
+        if let stated = object["environment"], stated.stringValue != environment.endpoint.rawValue {
             throw RemoteError(
-                .malformedResponse, "the answer names another environment than \(environment.endpointName)")
+                .malformedResponse, "the answer names another environment than \(environment.endpoint.rawValue)")
         }
     }
 
@@ -95,15 +96,20 @@ extension AppStoreServerAPIClient {
     static func holding(_ verdict: JWSVerdict, to bundleID: String, _ environment: ReceiptEnvironment) -> JWSVerdict {
         guard let payload = verdict.payload else { return verdict }
         var mismatches: [String] = []
-        if payload.bundleID != bundleID { mismatches.append("app \(payload.bundleID ?? "(none)")") }
+        // A renewal info names no app (Apple leaves `bundleId` out of it); every other signed item names one.
+        let namesNoApp: Bool
+        if case .renewalInfo = payload { namesNoApp = true } else { namesNoApp = false }
+        if payload.bundleID != bundleID, !(namesNoApp && payload.bundleID == nil) {
+            mismatches.append("app \(payload.bundleID ?? "(none)")")
+        }
         if verdict.environment != environment {
-            mismatches.append("environment \(verdict.environment?.endpointName ?? "(none)")")
+            mismatches.append("environment \(verdict.environment?.rawValue ?? "(none)")")
         }
         guard !mismatches.isEmpty else { return verdict }
         return verdict.adding(
             Reason(
                 .remoteEnvelopeMismatch,
-                "the signed item names \(mismatches.joined(separator: " and ")), the answer \(bundleID) in \(environment.endpointName)"
+                "the signed item names \(mismatches.joined(separator: " and ")), the answer \(bundleID) in \(environment.endpoint.rawValue)"
             ))
     }
 }

@@ -3,8 +3,9 @@ import Hummingbird
 import ReceiptIntake
 
 /// Who may use the `/v1` routes that read or bind ledger state on a backend's behalf: `GET /v1/transactions/{id}`,
-/// `GET /v1/entitlements`, and `POST /v1/verify` naming an `account`. They tell who owns what and bind purchases to
-/// accounts, on the listener Apple must reach for notifications, so they are the backend's alone.
+/// `GET /v1/entitlements`, `POST /v1/verify` naming an `account`, and `POST /v1/sync` (which also spends the app's
+/// App Store Server API budget). They tell who owns what and bind purchases to accounts, on the listener Apple must
+/// reach for notifications, so they are the backend's alone.
 ///
 /// - With tokens (`RECEIPT_SERVER_API_TOKENS`, comma-separated so that one can be rotated in before the other
 ///   leaves): `Authorization: Bearer <token>` must name one of them, compared in constant time against every one;
