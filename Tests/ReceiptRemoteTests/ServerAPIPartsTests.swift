@@ -20,27 +20,53 @@ import Testing
 
     // MARK: - Rate
 
-    @Test func noOneSecondWindowHoldsMoreThanTheRate() {
+    /// Reserves for `key` at `now` and finishes the request `latency` later; `nil` when no instant is free.
+    static func send(
+        _ limiter: APIRateLimiter, _ key: APIRateLimiter.Key, now: Duration, latest: Duration,
+        latency: Duration = .zero
+    ) -> Duration? {
+        guard case .at(let instant, let ticket) = limiter.reserve(key, now: now, latest: latest) else { return nil }
+        limiter.finish(ticket, at: instant + latency)
+        return instant
+    }
+
+    @Test func noOneSecondWindowHoldsMoreThanTheRateWhateverTheLatency() {
         let limiter = APIRateLimiter(productionRate: 7)
         let key = APIRateLimiter.Key(bundleID: "com.example", environment: .production)
-        var instants: [Duration] = []
+        var sent: [(instant: Duration, finished: Duration)] = []
         var now = Duration.zero
         for step in 0..<100 {
-            // Requests arrive in bursts and lulls.
+            // Requests arrive in bursts and lulls; answers take 0 to 400 ms.
             now += step % 13 == 0 ? .milliseconds(900) : .milliseconds(3)
-            guard let instant = limiter.reserve(key, now: now, latest: now + .seconds(3600)) else {
+            let latency = Duration.milliseconds(step * 37 % 400)
+            guard let instant = Self.send(limiter, key, now: now, latest: now + .seconds(3600), latency: latency) else {
                 Issue.record("no reservation within an hour")
                 return
             }
             #expect(instant >= now)
-            instants.append(instant)
+            sent.append((instant, instant + latency))
+            now = instant
         }
-        for (index, instant) in instants.enumerated() {
-            let inWindow = instants[index...].prefix { $0 < instant + .seconds(1) }.count
-            #expect(inWindow <= 7, "\(inWindow) requests in the second from \(instant)")
+        // Whenever each request reached Apple between its sending and its answer, no second holds more than 7:
+        // the request 7 places later is sent a second after this one's answer.
+        for index in sent.indices.dropLast(7) {
+            #expect(sent[index + 7].instant >= sent[index].finished + .seconds(1))
         }
         // Not slower than it must be: the first seven go at once.
-        #expect(instants[6] == instants[0] + .milliseconds(18))
+        #expect(sent[6].instant == sent[0].instant + .milliseconds(18))
+    }
+
+    @Test func aRequestWaitsWhileTheOneARateBeforeIsInFlight() {
+        let limiter = APIRateLimiter(productionRate: 2)
+        let key = APIRateLimiter.Key(bundleID: "com.example", environment: .production)
+        guard case .at(_, let first) = limiter.reserve(key, now: .zero, latest: .seconds(60)) else {
+            Issue.record("the first request waits")
+            return
+        }
+        #expect(Self.send(limiter, key, now: .zero, latest: .seconds(60)) == .zero)
+        #expect(limiter.reserve(key, now: .milliseconds(10), latest: .seconds(60)) == .waitForEarlier)
+        limiter.finish(first, at: .milliseconds(300))
+        #expect(Self.send(limiter, key, now: .milliseconds(310), latest: .seconds(60)) == .milliseconds(1320))
     }
 
     @Test func sandboxGetsATenthAndAtLeastOne() {
@@ -54,13 +80,13 @@ import Testing
         limiter.block("com.a", until: .seconds(10))
         for environment in [ReceiptEnvironment.production, .sandbox] {
             let key = APIRateLimiter.Key(bundleID: "com.a", environment: environment)
-            #expect(limiter.reserve(key, now: .seconds(1), latest: .seconds(60)) == .seconds(10))
+            #expect(Self.send(limiter, key, now: .seconds(1), latest: .seconds(60)) == .seconds(10))
         }
         let other = APIRateLimiter.Key(bundleID: "com.b", environment: .production)
-        #expect(limiter.reserve(other, now: .seconds(1), latest: .seconds(60)) == .seconds(1))
+        #expect(Self.send(limiter, other, now: .seconds(1), latest: .seconds(60)) == .seconds(1))
         // Past the deadline: nothing reserved.
         let key = APIRateLimiter.Key(bundleID: "com.a", environment: .production)
-        #expect(limiter.reserve(key, now: .seconds(1), latest: .seconds(5)) == nil)
+        #expect(limiter.reserve(key, now: .seconds(1), latest: .seconds(5)) == .tooLate)
         // An earlier Retry-After never shortens a later one.
         limiter.block("com.a", until: .seconds(3))
         #expect(limiter.blocked("com.a", now: .seconds(5)) == .seconds(10))
@@ -80,7 +106,8 @@ import Testing
         let claims = jws.payload
         #expect(claims.text("iss") == "57246542-96fe-1a63-e053")
         #expect(claims["iat"]?.integerValue == 1_767_225_600)
-        #expect(claims["exp"]?.integerValue == 1_767_225_600 + 1200)
+        let expiry: Int64 = 1_767_225_600 + 1200
+        #expect(claims["exp"]?.integerValue == expiry)
         #expect(claims.text("aud") == "appstoreconnect-v1")
         #expect(claims.text("bid") == "com.example.app")
         let publicKey = try PublicKey(subjectPublicKeyInfo: try PrivateKey(pem: pem).subjectPublicKeyInfo()[...])

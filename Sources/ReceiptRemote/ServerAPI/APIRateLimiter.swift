@@ -2,23 +2,49 @@ import ReceiptVerification
 import Synchronization
 
 /// The App Store Server API's request budget, per app and environment: never more requests than the rate in any
-/// one-second window, with no burst above it, and nothing at all for an app while Apple's `Retry-After` holds.
+/// one-second window at Apple, with no burst above it, and nothing at all for an app while Apple's `Retry-After` holds.
 ///
-/// A sliding log: each request reserves the instant it may be sent, no earlier than one window after the request
-/// `rate` places before it, so any window of ``window`` holds at most `rate` of them. The window is a second plus a
-/// small margin, so that the few milliseconds between a reservation and the bytes reaching Apple cannot put one
-/// request too many into one of Apple's seconds. Times are the client's monotonic clock (``RemoteClock/now()``).
+/// A sliding log of the last `rate` requests. A request may be sent no earlier than one window after the request
+/// `rate` places before it *finished* (its answer came back, or it failed): a request arrives at Apple after it is sent
+/// and before its answer returns, so however long connections take to open or answers to travel, no window of Apple's
+/// holds more than `rate` arrivals. While that earlier request is still in flight, the next one waits for it. The
+/// window is a second plus a small margin for clocks read to the millisecond. Times are the client's monotonic clock
+/// (``RemoteClock/now()``).
 final class APIRateLimiter: Sendable {
     struct Key: Hashable {
         var bundleID: String
         var environment: ReceiptEnvironment
     }
 
+    /// A reserved request, to hand back to ``finish(_:at:)`` once it is answered.
+    struct Ticket: Hashable {
+        let key: Key
+        let id: UInt64
+    }
+
+    /// What ``reserve(_:now:latest:)`` found.
+    enum Reservation: Equatable {
+        /// Send at this instant (reserved).
+        case at(Duration, Ticket)
+        /// The request `rate` places before is still in flight: ask again once it may have finished.
+        case waitForEarlier
+        /// No instant at or before `latest` is free (a `Retry-After`, or a full window, runs past it).
+        case tooLate
+    }
+
+    private struct Entry {
+        var id: UInt64
+        /// When it was reserved to be sent; once finished, when it finished.
+        var instant: Duration
+        var finished: Bool
+    }
+
     private struct State {
-        /// Per key, the last `rate` reserved instants, oldest first.
-        var logs: [Key: [Duration]] = [:]
+        /// Per key, the last `rate` requests, oldest first.
+        var logs: [Key: [Entry]] = [:]
         /// Per bundle id, the monotonic instant before which nothing may be sent (both environments).
         var blockedUntil: [String: Duration] = [:]
+        var nextID: UInt64 = 0
     }
 
     /// Requests per window in Production.
@@ -40,20 +66,35 @@ final class APIRateLimiter: Sendable {
     }
 
     /// Reserves the earliest instant at or after `now` at which a request for `key` may be sent, when it is no later
-    /// than `latest`; `nil` (and nothing reserved) otherwise.
-    func reserve(_ key: Key, now: Duration, latest: Duration) -> Duration? {
+    /// than `latest`.
+    func reserve(_ key: Key, now: Duration, latest: Duration) -> Reservation {
         let rate = rate(key.environment)
-        return state.withLock { state -> Duration? in
+        return state.withLock { state -> Reservation in
             var log = state.logs[key] ?? []
             var instant = max(now, state.blockedUntil[key.bundleID] ?? .zero)
-            if log.count >= rate, let anchor = log.dropLast(rate - 1).last {
-                instant = max(instant, anchor + window)
+            if log.count >= rate {
+                let anchor = log[log.count - rate]
+                guard anchor.finished else { return .waitForEarlier }
+                instant = max(instant, anchor.instant + window)
             }
-            guard instant <= latest else { return nil }
-            log.append(instant)
+            guard instant <= latest else { return .tooLate }
+            state.nextID &+= 1
+            log.append(Entry(id: state.nextID, instant: instant, finished: false))
             if log.count > rate { log.removeFirst(log.count - rate) }
             state.logs[key] = log
-            return instant
+            return .at(instant, Ticket(key: key, id: state.nextID))
+        }
+    }
+
+    /// Records that the request of `ticket` finished (answered or failed) at `instant`.
+    func finish(_ ticket: Ticket, at instant: Duration) {
+        state.withLock { state in
+            guard var log = state.logs[ticket.key], let index = log.firstIndex(where: { $0.id == ticket.id }) else {
+                return
+            }
+            log[index].instant = max(log[index].instant, instant)
+            log[index].finished = true
+            state.logs[ticket.key] = log
         }
     }
 

@@ -161,8 +161,10 @@ public final class AppStoreServerAPIClient: Sendable {
         var lastFailure: RemoteError?
         while true {
             if Task.isCancelled { throw RemoteError(.cancelled, "the call was cancelled", attempts: attempts) }
-            try await waitForBudget(bundleID, environment, deadline: deadline, attempts: attempts, after: lastFailure)
+            let ticket = try await waitForBudget(
+                bundleID, environment, deadline: deadline, attempts: attempts, after: lastFailure)
             guard let permit = circuitBreaker.acquire() else {
+                limiter.finish(ticket, at: clock.now())
                 throw RemoteError(
                     .circuitOpen, "the circuit breaker is open after repeated failures",
                     lastStatus: lastFailure?.lastStatus, attempts: attempts)
@@ -172,11 +174,20 @@ public final class AppStoreServerAPIClient: Sendable {
             attemptLogger[metadataKey: "endpoint"] = "\(request.name)"
             attemptLogger[metadataKey: "environment"] = "\(environment.endpointName)"
             attemptLogger[metadataKey: "attempt"] = "\(attempts)"
-            let token = try tokens.token(for: bundleID, now: clock.wallTime().secondsSince1970)
+            let token: String
+            do {
+                token = try tokens.token(for: bundleID, now: clock.wallTime().secondsSince1970)
+            } catch {
+                limiter.finish(ticket, at: clock.now())
+                circuitBreaker.recordNeutral(permit)
+                throw error
+            }
             let remaining = max(.milliseconds(1), deadline - clock.now())
             let outcome = await attempt(
                 request, environment: environment, token: token, timeout: min(configuration.attemptTimeout, remaining),
                 logger: attemptLogger)
+            // The answer is back (or the attempt failed): the request reached Apple, if it did, before now.
+            limiter.finish(ticket, at: clock.now())
             let failure: RemoteError
             switch outcome {
             case .failure(let error):
@@ -264,16 +275,28 @@ public final class AppStoreServerAPIClient: Sendable {
     }
 
     /// Waits until the app's budget in `environment` allows one more request and any `Retry-After` has passed.
+    /// - Returns: the reservation, to finish once the request is answered.
     /// - Throws: `remote.rate_limited` (a `Retry-After` holds past the deadline), `remote.deadline_exceeded`,
     ///   `remote.cancelled`.
     private func waitForBudget(
         _ bundleID: String, _ environment: ReceiptEnvironment, deadline: Duration, attempts: Int,
         after lastFailure: RemoteError?
-    ) async throws(RemoteError) {
+    ) async throws(RemoteError) -> APIRateLimiter.Ticket {
         let key = APIRateLimiter.Key(bundleID: bundleID, environment: environment)
         while true {
             let now = clock.now()
-            guard let instant = limiter.reserve(key, now: now, latest: deadline) else {
+            let wait: Duration
+            var reserved: APIRateLimiter.Ticket?
+            switch limiter.reserve(key, now: now, latest: deadline) {
+            case .at(let instant, let ticket):
+                wait = instant - now
+                reserved = ticket
+            case .waitForEarlier:
+                guard now + Self.pollInterval < deadline else {
+                    throw deadlineExceeded(after: lastFailure, attempts: attempts)
+                }
+                wait = Self.pollInterval
+            case .tooLate:
                 if limiter.blocked(bundleID, now: now).map({ $0 > deadline }) == true {
                     throw RemoteError(
                         .rateLimited, "Apple's Retry-After for \(bundleID) holds past this call's deadline",
@@ -281,17 +304,23 @@ public final class AppStoreServerAPIClient: Sendable {
                 }
                 throw deadlineExceeded(after: lastFailure, attempts: attempts)
             }
-            if instant > now {
+            if wait > .zero {
                 do {
-                    try await clock.sleep(for: instant - now)
+                    try await clock.sleep(for: wait)
                 } catch {
+                    if let reserved { limiter.finish(reserved, at: clock.now()) }
                     throw RemoteError(.cancelled, "cancelled while waiting for the rate limit", attempts: attempts)
                 }
             }
+            guard let reserved else { continue }
             // A 429 may have arrived while this request waited: its reservation is spent, the wait starts again.
-            guard limiter.blocked(bundleID, now: clock.now()) != nil else { return }
+            guard limiter.blocked(bundleID, now: clock.now()) != nil else { return reserved }
+            limiter.finish(reserved, at: clock.now())
         }
     }
+
+    /// How often a request waiting for an earlier one in flight looks again.
+    static let pollInterval = Duration.milliseconds(5)
 
     /// The monotonic instant a `Retry-After` names: one second from now without a usable one, never more than
     /// ``Configuration/maximumRetryAfter`` from now.
