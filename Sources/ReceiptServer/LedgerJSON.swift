@@ -117,24 +117,9 @@ package enum LedgerJSON {
             capacity: 256 + 24 * (answer.newTransactionIDs.count + answer.knownTransactionIDs.count))
         writer.beginObject()
         writer.field("synced", Int64(answer.synced))
-        for (name, ids) in [
-            ("new_transaction_ids", answer.newTransactionIDs), ("known_transaction_ids", answer.knownTransactionIDs),
-        ] {
-            writer.key(name)
-            writer.beginArray()
-            for id in ids { writer.string(id) }
-            writer.endArray()
-        }
-        writer.key("failed")
-        writer.beginArray()
-        for failure in answer.failed {
-            writer.beginObject()
-            writer.field("index", Int64(failure.index))
-            writer.field("reason", failure.reason)
-            writer.field("message", failure.message)
-            writer.endObject()
-        }
-        writer.endArray()
+        strings("new_transaction_ids", answer.newTransactionIDs, to: &writer)
+        strings("known_transaction_ids", answer.knownTransactionIDs, to: &writer)
+        failures(answer.failed, to: &writer)
         writer.key("environment")
         if let environment = answer.environment { writer.string(environment.rawValue) } else { writer.null() }
         writer.field("bundle_id", answer.bundleID)
@@ -155,14 +140,26 @@ package enum LedgerJSON {
         writer.field("until", report.until.description)
         writer.field("pages", Int64(report.pages))
         writer.field("seen", Int64(report.seen))
-        writer.key("applied")
-        writer.beginArray()
-        for id in report.applied { writer.string(id) }
-        writer.endArray()
+        strings("applied", report.applied, to: &writer)
         writer.field("duplicates", Int64(report.duplicates))
+        failures(report.failed, to: &writer)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// `"name": ["…", …]`.
+    private static func strings(_ name: String, _ values: [String], to writer: inout JSONWriter) {
+        writer.key(name)
+        writer.beginArray()
+        for value in values { writer.string(value) }
+        writer.endArray()
+    }
+
+    /// `"failed": [{"index", "reason", "message"}, …]`: the items a walk of Apple's history did not record.
+    private static func failures(_ failed: [SyncAnswer.Failure], to writer: inout JSONWriter) {
         writer.key("failed")
         writer.beginArray()
-        for failure in report.failed {
+        for failure in failed {
             writer.beginObject()
             writer.field("index", Int64(failure.index))
             writer.field("reason", failure.reason)
@@ -170,7 +167,5 @@ package enum LedgerJSON {
             writer.endObject()
         }
         writer.endArray()
-        writer.endObject()
-        return writer.bytes
     }
 }

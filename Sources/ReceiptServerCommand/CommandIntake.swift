@@ -6,7 +6,7 @@ import ReceiptRemote
 import ReceiptVerification
 
 /// What `sync` and `notifications backfill` run on: the serve command's verifier, ledger and App Store Server API,
-/// built from the same flags, in an intake without a server around it.
+/// built from the same flags (``APICommandOptions``), in an intake without a server around it.
 struct CommandIntake {
     let intake: ReceiptIntake
     let ledger: Ledger

@@ -36,17 +36,8 @@ struct NotificationBackfillCommand: AsyncParsableCommand {
         help: ArgumentHelp("Only this environment's history: Production or Sandbox.", valueName: "name"))
     var historyEnvironment: String?
 
-    @Flag(help: "Log each backfill at info on standard error.")
-    var verbose = false
-
-    @OptionGroup(title: "Trust and policy")
-    var trust: TrustOptions
-
-    @OptionGroup(title: "Ledger")
-    var ledgerOptions: LedgerOptions
-
-    @OptionGroup(title: "App Store Server API")
-    var appStoreAPI: AppStoreAPIOptions
+    @OptionGroup
+    var options: APICommandOptions
 
     func run() async throws {
         let start = try since.map { text in
@@ -68,10 +59,7 @@ struct NotificationBackfillCommand: AsyncParsableCommand {
         case "Sandbox": environments = [.sandbox]
         case let other?: throw ValidationError("--history-environment takes Production or Sandbox, not \(other)")
         }
-        let logger = CommandIntake.logger(label: "receipt-server.backfill", verbose: verbose)
-        let opened = try await CommandIntake.open(
-            trust: trust, ledger: ledgerOptions, appStoreAPI: appStoreAPI, command: "notifications backfill",
-            logger: logger)
+        let (opened, logger) = try await options.open(command: "notifications backfill")
         var failure: IntakeError?
         for bundleID in opened.bundleIDs {
             for environment in environments {

@@ -34,17 +34,8 @@ struct SyncCommand: AsyncParsableCommand {
             valueName: "bundle-id"))
     var app: String?
 
-    @Flag(help: "Log the walk at info on standard error.")
-    var verbose = false
-
-    @OptionGroup(title: "Trust and policy")
-    var trust: TrustOptions
-
-    @OptionGroup(title: "Ledger")
-    var ledgerOptions: LedgerOptions
-
-    @OptionGroup(title: "App Store Server API")
-    var appStoreAPI: AppStoreAPIOptions
+    @OptionGroup
+    var options: APICommandOptions
 
     /// The largest receipt file read.
     static let maximumReceiptSize = 8 * 1024 * 1024
@@ -60,9 +51,7 @@ struct SyncCommand: AsyncParsableCommand {
         case (nil, let path?): subject = .receipt(try Self.read(path), isText: false)
         default: throw ValidationError("give a receipt file or --transaction-id, not both")
         }
-        let logger = CommandIntake.logger(label: "receipt-server.sync", verbose: verbose)
-        let opened = try await CommandIntake.open(
-            trust: trust, ledger: ledgerOptions, appStoreAPI: appStoreAPI, command: "sync", logger: logger)
+        let (opened, logger) = try await options.open(command: "sync")
         let call = SyncCall(
             subject: subject, bundleID: app, account: account, auditEndpoint: "receipt-server sync",
             now: ReceiptDate.systemNow())

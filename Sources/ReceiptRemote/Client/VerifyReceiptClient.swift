@@ -83,14 +83,7 @@ public final class VerifyReceiptClient: Sendable {
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         logger: Logger = Logger(label: "receipt-remote")
     ) throws(RemoteError) {
-        for url in [configuration.productionURL, configuration.sandboxURL] {
-            // Apple's answer decides verdicts, so it must come over TLS; plain HTTP is accepted only
-            // on loopback, for the stand-in.
-            guard url.hasPrefix("https://") || Self.isLoopbackHTTP(url), url.count > 8 else {
-                throw RemoteError(
-                    .invalidConfiguration, "\(url) is not an https URL (plain http is allowed only to loopback)")
-            }
-        }
+        try Self.requireTLS([configuration.productionURL, configuration.sandboxURL])
         self.configuration = configuration
         self.httpClient = httpClient
         self.clock = clock
@@ -101,6 +94,18 @@ public final class VerifyReceiptClient: Sendable {
 
     /// The lowest level AsyncHTTPClient may log at through this client's logger (see ``LevelFloorLogHandler``).
     static let httpClientLogFloor = Logger.Level.debug
+
+    /// Apple's answers decide verdicts (and its API's are fetched with the operator's key), so they must come over
+    /// TLS; plain HTTP is accepted only on loopback, for the stand-in.
+    /// - Throws: ``RemoteError`` `remote.invalid_configuration` naming the first URL that is neither.
+    static func requireTLS(_ urls: [String]) throws(RemoteError) {
+        for url in urls {
+            guard url.hasPrefix("https://") || isLoopbackHTTP(url), url.count > 8 else {
+                throw RemoteError(
+                    .invalidConfiguration, "\(url) is not an https URL (plain http is allowed only to loopback)")
+            }
+        }
+    }
 
     /// `http://` to 127.0.0.0/8, `localhost` or `[::1]`.
     static func isLoopbackHTTP(_ url: String) -> Bool {

@@ -119,12 +119,7 @@ public final class AppStoreServerAPIClient: Sendable {
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         logger: Logger = Logger(label: "app-store-server-api")
     ) throws(RemoteError) {
-        for url in [configuration.productionURL, configuration.sandboxURL] {
-            guard url.hasPrefix("https://") || VerifyReceiptClient.isLoopbackHTTP(url), url.count > 8 else {
-                throw RemoteError(
-                    .invalidConfiguration, "\(url) is not an https URL (plain http is allowed only to loopback)")
-            }
-        }
+        try VerifyReceiptClient.requireTLS([configuration.productionURL, configuration.sandboxURL])
         self.configuration = configuration
         self.verifier = verifier
         self.notificationPolicy = notificationPolicy
