@@ -35,6 +35,13 @@ extension ReceiptIntake {
         }
         let start = max(since ?? windowStart, windowStart)
         let end = call.until ?? call.now
+        // Apple refuses a range that ends before it starts (a latest signedDate ahead of this clock, an --until
+        // before --since): there is nothing to ask about.
+        guard start < end else {
+            return BackfillReport(
+                bundleID: bundleID, environment: environment, since: start, until: end, pages: 0, seen: 0, applied: [],
+                duplicates: 0, failed: [])
+        }
         var applied: [String] = []
         var duplicates = 0
         var failed: [SyncAnswer.Failure] = []
