@@ -45,54 +45,40 @@ extension ReceiptIntake {
         var applied: [String] = []
         var duplicates = 0
         var failed: [SyncAnswer.Failure] = []
-        var firstFailure: IntakeError?
         let query = NotificationHistoryQuery(start: start, end: end)
-        let walked: (pages: Int, notifications: Int)
-        do throws(RemoteError) {
-            walked = try await api.notificationHistory(query, bundleID: bundleID, environment: environment) {
-                (items) async throws(RemoteError) in
-                // Apple does not document the order within a page: the oldest first, so that what a stopped walk
-                // applied is never newer than what it left.
-                let unsigned = ReceiptDate(clampingMillisecondsSince1970: Int64.min)
-                let ordered = items.sorted { first, second in
-                    (first.verdict.payload?.signedDate ?? unsigned, first.index)
-                        < (second.verdict.payload?.signedDate ?? unsigned, second.index)
+        let walked = try await recordingPages(
+            "the notification history of \(bundleID) in \(environment.rawValue) from \(start) (rerun from there)"
+        ) { (page) async throws(RemoteError) in
+            try await api.notificationHistory(query, bundleID: bundleID, environment: environment, page: page)
+        } record: { (items) async throws(IntakeError) in
+            // Apple does not document the order within a page: the oldest first, so that what a stopped walk applied
+            // is never newer than what it left.
+            let unsigned = ReceiptDate(clampingMillisecondsSince1970: Int64.min)
+            let ordered = items.sorted { first, second in
+                (first.verdict.payload?.signedDate ?? unsigned, first.index)
+                    < (second.verdict.payload?.signedDate ?? unsigned, second.index)
+            }
+            for item in ordered {
+                // The operator's notification rules, whatever the client was built with: as for a pushed one.
+                var verdict = item.verdict
+                if let violation = rules.notifications.violation(of: verdict, receiptPolicy: decider.policy),
+                    !verdict.reasons.contains(where: { $0.code == violation.code })
+                {
+                    verdict = verdict.adding(violation)
                 }
-                for item in ordered {
-                    // The operator's notification rules, whatever the client was built with: as for a pushed one.
-                    var verdict = item.verdict
-                    if let violation = rules.notifications.violation(of: verdict, receiptPolicy: decider.policy),
-                        !verdict.reasons.contains(where: { $0.code == violation.code })
-                    {
-                        verdict = verdict.adding(violation)
+                do throws(IntakeError) {
+                    let answer = try await apply(
+                        verdict, received: item.jws, auditEndpoint: call.auditEndpoint, now: call.now, ledger: ledger,
+                        logger: logger)
+                    if answer.outcome.isDuplicateNotification {
+                        duplicates += 1
+                    } else {
+                        applied.append(answer.notification.id)
                     }
-                    do throws(IntakeError) {
-                        let answer = try await apply(
-                            verdict, received: item.jws, auditEndpoint: call.auditEndpoint, now: call.now,
-                            ledger: ledger, logger: logger)
-                        if answer.outcome.isDuplicateNotification {
-                            duplicates += 1
-                        } else {
-                            applied.append(answer.notification.id)
-                        }
-                    } catch  where error.code == .notificationRejected {
-                        let reason = verdict.reason
-                        failed.append(
-                            SyncAnswer.Failure(
-                                index: item.index, reason: reason.map { "\($0.code)" } ?? "jws.invalid",
-                                message: reason?.message ?? error.reason))
-                    } catch {
-                        // The ledger failed: stop here, so nothing after an unrecorded notification counts as done.
-                        firstFailure = error
-                        throw RemoteError(.cancelled, "the ledger could not record a backfilled notification")
-                    }
+                } catch  where error.code == .notificationRejected {
+                    failed.append(SyncAnswer.Failure(item, verdict: verdict))
                 }
             }
-        } catch {
-            if let firstFailure { throw firstFailure }
-            throw Self.serverAPIRefusal(
-                error,
-                "the notification history of \(bundleID) in \(environment.rawValue) from \(start) (rerun from there)")
         }
         logger.info(
             "notifications backfilled",

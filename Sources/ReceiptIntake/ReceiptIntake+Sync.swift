@@ -91,47 +91,42 @@ extension ReceiptIntake {
         _ transactionID: String, bundleID: String, environment: ReceiptEnvironment?, call: SyncCall, ledger: Ledger,
         api: AppStoreServerAPIClient, logger: Logger
     ) async throws(IntakeError) -> SyncAnswer {
-        let history: SignedItems
-        do {
-            history = try await api.transactionHistory(transactionID, bundleID: bundleID, environment: environment)
-        } catch {
-            throw Self.serverAPIRefusal(error, "the transaction history of \(transactionID)")
-        }
         var synced = 0
         var new: [String] = []
         var known: [String] = []
         var failed: [SyncAnswer.Failure] = []
-        for item in history.items {
-            let entry = try LedgerEntry(
-                jws: item.verdict, received: item.jws, endpoint: call.auditEndpoint, account: call.account,
-                time: call.now, catalogue: ledger.catalogue, onConflict: ledger.onConflict, source: .serverAPI)
-            let outcome = try await record(entry, logger: logger)
-            guard item.isValid else {
-                let reason = item.verdict.reason
-                failed.append(
-                    SyncAnswer.Failure(
-                        index: item.index, reason: reason.map { "\($0.code)" } ?? "jws.invalid",
-                        message: reason?.message ?? "the item does not verify"))
-                continue
+        let walked = try await recordingPages("the transaction history of \(transactionID)") {
+            (page) async throws(RemoteError) in
+            try await api.transactionHistory(transactionID, bundleID: bundleID, environment: environment, page: page)
+        } record: { (items) async throws(IntakeError) in
+            for item in items {
+                let entry = try LedgerEntry(
+                    jws: item.verdict, received: item.jws, endpoint: call.auditEndpoint, account: call.account,
+                    time: call.now, catalogue: ledger.catalogue, onConflict: ledger.onConflict, source: .serverAPI)
+                let outcome = try await record(entry, logger: logger)
+                guard item.isValid else {
+                    failed.append(SyncAnswer.Failure(item, verdict: item.verdict))
+                    continue
+                }
+                if let outcome, outcome.isRejected {
+                    let refusal = Self.conflictRefusal(outcome.conflicts, "the purchase belongs")
+                    failed.append(
+                        SyncAnswer.Failure(index: item.index, reason: "\(refusal.code)", message: refusal.message))
+                    continue
+                }
+                synced += 1
+                new += outcome?.newTransactionIDs ?? []
+                known += outcome?.knownTransactionIDs ?? []
             }
-            if let outcome, outcome.isRejected {
-                let refusal = Self.conflictRefusal(outcome.conflicts, "the purchase belongs")
-                failed.append(
-                    SyncAnswer.Failure(index: item.index, reason: "\(refusal.code)", message: refusal.message))
-                continue
-            }
-            synced += 1
-            new += outcome?.newTransactionIDs ?? []
-            known += outcome?.knownTransactionIDs ?? []
         }
         logger.info(
             "history synced",
             metadata: [
-                "bundle_id": "\(bundleID)", "environment": "\(history.environment.rawValue)",
-                "pages": "\(history.pages)", "synced": "\(synced)", "new": "\(new.count)", "failed": "\(failed.count)",
+                "bundle_id": "\(bundleID)", "environment": "\(walked.environment.rawValue)",
+                "pages": "\(walked.pages)", "synced": "\(synced)", "new": "\(new.count)", "failed": "\(failed.count)",
             ])
         return SyncAnswer(
-            bundleID: bundleID, transactionID: transactionID, environment: history.environment, synced: synced,
+            bundleID: bundleID, transactionID: transactionID, environment: walked.environment, synced: synced,
             newTransactionIDs: new, knownTransactionIDs: known, failed: failed, note: nil)
     }
 

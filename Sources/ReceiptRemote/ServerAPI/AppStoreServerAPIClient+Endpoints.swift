@@ -24,10 +24,25 @@ extension AppStoreServerAPIClient {
         _ transactionID: String, bundleID: String, environment: ReceiptEnvironment? = nil,
         filter: TransactionHistoryFilter = TransactionHistoryFilter()
     ) async throws(RemoteError) -> SignedItems {
+        var items: [SignedItem] = []
+        let walked = try await transactionHistory(
+            transactionID, bundleID: bundleID, environment: environment, filter: filter
+        ) { (page) throws(RemoteError) in items += page }
+        return SignedItems(environment: walked.environment, items: items, pages: walked.pages)
+    }
+
+    /// Get Transaction History (v2), page by page: each page's items, verified, are handed to `page` before the next
+    /// page is asked for, so a long history is held one page at a time.
+    /// - Returns: the environment that answered and the pages walked.
+    public func transactionHistory(
+        _ transactionID: String, bundleID: String, environment: ReceiptEnvironment? = nil,
+        filter: TransactionHistoryFilter = TransactionHistoryFilter(),
+        page: ([SignedItem]) async throws(RemoteError) -> Void
+    ) async throws(RemoteError) -> (environment: ReceiptEnvironment, pages: Int) {
         let id = try AppStoreAPIRequest.pathSegment(transactionID, "transaction id")
         return try await signedTransactionsWalk(
             name: "transaction_history", path: "/inApps/v2/history/\(id)", query: filter.query, bundleID: bundleID,
-            environment: environment)
+            environment: environment, page: page)
     }
 
     /// Get Refund History (v2): `GET /inApps/v2/refund/lookup/{transactionId}`, walked to the end.
@@ -35,9 +50,12 @@ extension AppStoreServerAPIClient {
         async throws(RemoteError) -> SignedItems
     {
         let id = try AppStoreAPIRequest.pathSegment(transactionID, "transaction id")
-        return try await signedTransactionsWalk(
+        var items: [SignedItem] = []
+        let walked = try await signedTransactionsWalk(
             name: "refund_history", path: "/inApps/v2/refund/lookup/\(id)", query: [], bundleID: bundleID,
-            environment: environment)
+            environment: environment
+        ) { (page) throws(RemoteError) in items += page }
+        return SignedItems(environment: walked.environment, items: items, pages: walked.pages)
     }
 
     /// Look Up Order ID: `GET /inApps/v1/lookup/{orderId}`. Apple's `status` 1 (an invalid order id) is an
@@ -163,25 +181,26 @@ extension AppStoreServerAPIClient {
         return try await send(request, bundleID: bundleID, environment: environment).1
     }
 
-    /// A walk of pages of `signedTransactions` (histories), each verified as a transaction.
+    /// A walk of pages of `signedTransactions` (histories), each verified as a transaction and handed to `page`.
     private func signedTransactionsWalk(
         name: String, path: String, query: [(name: String, value: String)], bundleID: String,
-        environment: ReceiptEnvironment?
-    ) async throws(RemoteError) -> SignedItems {
-        var items: [SignedItem] = []
-        let (answered, pages) = try await walk(
+        environment: ReceiptEnvironment?, page: ([SignedItem]) async throws(RemoteError) -> Void
+    ) async throws(RemoteError) -> (environment: ReceiptEnvironment, pages: Int) {
+        var seen = 0
+        return try await walk(
             bundleID: bundleID, environment: environment, cursorMember: "revision",
             request: { cursor in
                 AppStoreAPIRequest(
                     name: name, method: .get, path: path, query: query + (cursor.map { [("revision", $0)] } ?? []))
             },
             page: { (object, answered) throws(RemoteError) in
+                var items: [SignedItem] = []
                 for text in try Self.signedStrings(object, "signedTransactions") {
                     items.append(
-                        verifyItem(
-                            text, kind: .transaction, index: items.count, bundleID: bundleID, environment: answered))
+                        verifyItem(text, kind: .transaction, index: seen, bundleID: bundleID, environment: answered))
+                    seen += 1
                 }
+                try await page(items)
             })
-        return SignedItems(environment: answered, items: items, pages: pages)
     }
 }
