@@ -243,4 +243,50 @@ struct ServerAPIBackfillTests {
                 #"receipt_server_backfilled_notifications_total{environment="Production",outcome="applied"} 0"#))
         #expect(!text.contains("backfill_failed"))
     }
+
+    @Test func aNotificationPushedAfterTheStartDoesNotHideWhatWasMissed() async throws {
+        // The ledger got notifications 0...4 before the downtime; 5...10 were sent while the server was down; 11 is
+        // pushed as soon as the server listens, before the start-up backfill gets to Sandbox.
+        let base = API.start
+        let made = Self.notifications(customers: 1, renewals: 12, base: base)
+        let standIn = try API.standIn(
+            sandbox: ServerAPIData(
+                bundleID: API.bundle, transactions: made.transactions, notifications: made.notifications),
+            production: ServerAPIData(bundleID: API.bundle, appAppleID: API.appAppleID), pageSize: 5)
+        let folder = try TemporaryFolder()
+        let ledger = try API.sqliteLedger(folder)
+        let verifier = try API.verifier()
+        let decider = FallbackVerifier(verifier: verifier)
+        let now = ReceiptDate(clampingMillisecondsSince1970: base.millisecondsSince1970 + 60 * Self.minute)
+        let metrics = ServerMetrics()
+        try await standIn.withRunning { addresses in
+            let intake = ReceiptIntake(
+                decider: decider, ledger: ledger, rules: IntakeRules(), maximumInFlight: 8,
+                serverAPI: try API.client(addresses, verifier: verifier))
+            func push(_ index: Int) async throws {
+                let jws = try API.minter.mint(.notification(made.notifications[index]))
+                _ = try await intake.receiveNotification(
+                    Array(jws.utf8), auditEndpoint: "push", now: now, logger: API.quietLogger)
+            }
+            for index in 0...4 { try await push(index) }
+            // As ReceiptService.run does: where to start is read before the routes listen.
+            let service = await NotificationBackfillService(
+                intake: intake, bundleIDs: [API.bundle], metrics: metrics, clock: { now }, logger: API.quietLogger
+            ).readingStartingPoints()
+            try await push(11)
+            await service.run()
+        }
+        for transaction in made.transactions[5...10] {
+            let id = try #require(transaction.transaction.transactionId)
+            #expect(try await ledger.transaction(id: id) != nil, "transaction \(id), sent while down, was backfilled")
+        }
+        let text = String(decoding: metrics.exposition(cache: decider.cacheStatistics, inFlight: 0), as: UTF8.self)
+        #expect(
+            text.contains(
+                #"receipt_server_backfilled_notifications_total{environment="Sandbox",outcome="applied"} 6"#),
+            "\(text)")
+        #expect(
+            text.contains(
+                #"receipt_server_backfilled_notifications_total{environment="Sandbox",outcome="duplicate"} 2"#))
+    }
 }
