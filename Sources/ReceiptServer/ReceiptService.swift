@@ -65,9 +65,12 @@ public struct ReceiptService: Sendable {
         }
         var services = [ServiceGroupConfiguration.ServiceConfiguration(service: application)]
         if backfillsAtStart {
-            let backfill = NotificationBackfillService(
+            // Where to start is read before the routes listen: a notification pushed once they do must not hide
+            // the ones sent while the server was down.
+            let backfill = await NotificationBackfillService(
                 intake: routes.intake, bundleIDs: Array(routes.decider.policy.acceptedBundleIDs ?? []),
-                metrics: routes.metrics, clock: configuration.clock, logger: logger)
+                metrics: routes.metrics, clock: configuration.clock, logger: logger
+            ).readingStartingPoints()
             // Done (or failed) is not a reason to stop serving.
             services.append(
                 .init(service: backfill, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
