@@ -7,7 +7,7 @@ import ReceiptLedger
 /// the backend trusts. The backend's alone (``APIAccess``): it changes the ledger and spends Apple's rate budget.
 ///
 /// Answers `{"synced", "new_transaction_ids", "known_transaction_ids", "failed": [{"index", "reason", "message"}],
-/// "environment", "bundle_id", "transaction_id", "note"}`.
+/// "environment", "bundle_id", "transaction_id"}`, and `"note"` when nothing was looked up.
 struct SyncController {
     let routes: ReceiptRoutes
     static let endpoint = "/v1/sync"
@@ -19,12 +19,13 @@ struct SyncController {
     }
 
     func sync(_ request: Request, context: some RequestContext) async throws(ServerError) -> Response {
+        // The token first: a caller without one learns nothing, not even whether the server has a key.
+        try routes.access.authorize(request)
         let intake = routes.intake
         try routes.calling { () throws(IntakeError) in
             _ = try intake.requireLedger()
             _ = try intake.requireServerAPI()
         }
-        try routes.access.authorize(request)
         let body = try SyncRequest(parsing: try await routes.bodyReader.read(request))
         let call = SyncCall(
             subject: body.subject, bundleID: body.bundleID, account: body.account, auditEndpoint: Self.endpoint,
