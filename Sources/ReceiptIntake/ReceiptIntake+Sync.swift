@@ -12,9 +12,9 @@ import ReceiptVerification
 extension ReceiptIntake {
     /// Syncs one customer's history.
     /// - Throws: ``IntakeError``: `ledgerDisabled`, `serverAPIDisabled`, `bundleIDRequired` (no app configured),
-    ///   `unknownApp` (one not configured is named, or several are configured and none is named), `invalidBase64`, `receiptNotVerified` (the receipt is not valid:
-    ///   nothing was asked), `transactionNotFound`, `serverAPIFailed`, `overloaded`, `ledgerUnavailable`,
-    ///   `digestFailed`.
+    ///   `unknownApp` (one not configured is named, or several are configured and none is named), `invalidBase64`,
+    ///   `receiptNotVerified` (the receipt is not valid: nothing was asked), `transactionNotFound`, `serverAPIFailed`,
+    ///   `overloaded`, `ledgerUnavailable`, `digestFailed`.
     public func sync(_ call: SyncCall, logger: Logger) async throws(IntakeError) -> SyncAnswer {
         let ledger = try requireLedger()
         let api = try requireServerAPI()

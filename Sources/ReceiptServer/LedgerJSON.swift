@@ -6,8 +6,8 @@ import ReceiptRemote
 import ReceiptVerification
 
 /// The ledger's values as the server and the CLI answer them: the audit command's lines, `/v1/transactions/{id}`,
-/// `/v1/entitlements`, the `ledger` member of a `/v1/verify` answer, `/v1/sync`'s answer and a backfill's report. (How the ledger stores its lists is the
-/// ledger's own `LedgerColumnJSON`.)
+/// `/v1/entitlements`, the `ledger` member of a `/v1/verify` answer, `/v1/sync`'s answer and a backfill's
+/// report. (How the ledger stores its lists is the ledger's own `LedgerColumnJSON`.)
 package enum LedgerJSON {
     /// `{"new_transaction_ids":[…],"known_transaction_ids":[…],"conflicts":[…]}`: the `ledger` member of a
     /// `/v1/verify` answer.

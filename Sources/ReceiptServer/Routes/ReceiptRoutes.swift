@@ -13,9 +13,9 @@ package import ReceiptVerification
 /// The application lives in ``ReceiptIntake/ReceiptIntake``; each route parses the request, calls the intake and
 /// renders its answer. The routes come grouped by resource, one controller each: ``VerifyReceiptController``
 /// (Apple's two endpoints), ``VerifyController`` (`/v1/verify`), ``NotificationController``
-/// (`/v1/notifications/appstore`), ``LedgerController`` (the ledger's reads), ``SyncController`` (`/v1/sync`). A refusal is thrown as an
-/// `HTTPResponseError` (``ServerError``, or ``VerifyReceiptRefusal`` on the verifyReceipt routes) that Hummingbird
-/// writes out. ``RouteObserverMiddleware`` wraps the receipt routes: one access-log line and the request metrics
+/// (`/v1/notifications/appstore`), ``LedgerController`` (the ledger's reads), ``SyncController`` (`/v1/sync`). A
+/// refusal is thrown as an `HTTPResponseError` (``ServerError``, or ``VerifyReceiptRefusal`` on the verifyReceipt
+/// routes) that Hummingbird writes out. ``RouteObserverMiddleware`` wraps the receipt routes: one access-log line and the request metrics
 /// per request. Handlers log through `context.logger`, which carries Hummingbird's request id (`hb.request.id`).
 public struct ReceiptRoutes: Sendable {
     public let configuration: ReceiptServerConfiguration
