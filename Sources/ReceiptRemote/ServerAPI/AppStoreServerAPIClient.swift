@@ -184,72 +184,24 @@ public final class AppStoreServerAPIClient: Sendable {
             // The answer is back (or the attempt failed): the request reached Apple, if it did, before now.
             limiter.finish(ticket, at: clock.now())
             let failure: RemoteError
-            switch outcome {
-            case .failure(let error):
-                if error.code == .cancelled {
-                    circuitBreaker.recordNeutral(permit)
-                    throw error.with(attempts: attempts)
-                }
-                circuitBreaker.recordFailure()
-                failure = error
-            case .success(let response) where (200..<300).contains(response.status):
-                circuitBreaker.recordSuccess()
-                attemptLogger.debug("App Store Server API answered", metadata: ["status": "\(response.status)"])
+            switch try judge(
+                outcome, request, environment: environment, mayHop: mayHop, renewed: renewed, bundleID: bundleID,
+                token: token, permit: permit, attempts: attempts, logger: attemptLogger)
+            {
+            case .answered(let response):
                 return (response, environment)
-            case .success(let response) where response.status == 429:
-                // Apple is well and says when: not a failure, not a retry, and the whole app waits.
-                circuitBreaker.recordNeutral(permit)
-                let until = retryAfter(response.retryAfter)
-                limiter.block(bundleID, until: until)
-                attemptLogger.notice(
-                    "App Store Server API rate limit: waiting",
-                    metadata: ["retry_after_ms": "\(response.retryAfter?.millisecondsSince1970 ?? -1)"])
-                lastFailure = RemoteError(
-                    .rateLimited, "Apple answered 429", lastStatus: response.errorCode ?? 4_290_000)
+            case .rateLimited(let error):
+                lastFailure = error
                 continue
-            case .success(let response) where response.status == 401:
-                circuitBreaker.recordSuccess()
-                tokens.discard(token, for: bundleID)
-                if !renewed {
-                    renewed = true
-                    continue
-                }
-                guard mayHop, environment == .production else {
-                    throw RemoteError(
-                        .unauthorized,
-                        "\(environment.endpointName) refused a renewed token for \(bundleID) (HTTP 401): check the key, its id, the issuer id and the bundle id",
-                        attempts: attempts)
-                }
-                attemptLogger.info("Production refuses the app (401 after renewal); asking Sandbox")
+            case .renewToken:
+                renewed = true
+                continue
+            case .hopToSandbox:
                 environment = .sandbox
                 renewed = false
                 continue
-            case .success(let response):
-                let code = response.errorCode
-                if let code, Self.notFoundErrorCodes.contains(code) {
-                    circuitBreaker.recordSuccess()
-                    if mayHop, environment == .production {
-                        environment = .sandbox
-                        renewed = false
-                        continue
-                    }
-                    throw RemoteError(
-                        .notFound, "\(environment.endpointName) does not know the id (\(code))", lastStatus: code,
-                        attempts: attempts)
-                }
-                if response.status >= 500 || code.map(Self.retryableErrorCodes.contains) == true {
-                    circuitBreaker.recordFailure()
-                    failure = RemoteError(
-                        .retriesExhausted,
-                        "\(environment.endpointName) answered HTTP \(response.status)\(code.map { " (\($0))" } ?? "") on every attempt",
-                        lastStatus: code)
-                } else {
-                    circuitBreaker.recordSuccess()
-                    throw RemoteError(
-                        .apiError,
-                        "\(environment.endpointName) refused \(request.name): HTTP \(response.status)\(code.map { ", errorCode \($0)" } ?? "")",
-                        lastStatus: code, attempts: attempts)
-                }
+            case .retry(let error):
+                failure = error
             }
             lastFailure = failure
             failedAttempts += 1
@@ -267,6 +219,87 @@ public final class AppStoreServerAPIClient: Sendable {
                 throw RemoteError(.cancelled, "cancelled while waiting to retry", attempts: attempts)
             }
         }
+    }
+
+    /// What one attempt's outcome means for the request.
+    private enum Next {
+        /// Apple's successful answer.
+        case answered(AppStoreAPIResponse)
+        /// A 429: the app now waits for its `Retry-After`; then the same request goes again (not a retry).
+        case rateLimited(RemoteError)
+        /// A first 401: a new token, the same environment.
+        case renewToken
+        /// Production does not know the id, or refuses the app: Sandbox, when no signed data named the environment.
+        case hopToSandbox
+        /// A failure worth another attempt, if the budget allows.
+        case retry(RemoteError)
+    }
+
+    /// Judges one attempt (and records it with the breaker): an answer, a wait, a new token, the other environment, a
+    /// retry, or (thrown) a failure that ends the request.
+    private func judge(
+        _ outcome: Result<AppStoreAPIResponse, RemoteError>, _ request: AppStoreAPIRequest,
+        environment: ReceiptEnvironment, mayHop: Bool, renewed: Bool, bundleID: String, token: String,
+        permit: CircuitBreaker.Permit, attempts: Int, logger: Logger
+    ) throws(RemoteError) -> Next {
+        let response: AppStoreAPIResponse
+        switch outcome {
+        case .failure(let error):
+            if error.code == .cancelled {
+                circuitBreaker.recordNeutral(permit)
+                throw error.with(attempts: attempts)
+            }
+            circuitBreaker.recordFailure()
+            return .retry(error)
+        case .success(let answered):
+            response = answered
+        }
+        let code = response.errorCode
+        let name = environment.endpointName
+        switch response.status {
+        case 200..<300:
+            circuitBreaker.recordSuccess()
+            logger.debug("App Store Server API answered", metadata: ["status": "\(response.status)"])
+            return .answered(response)
+        case 429:
+            // Apple is well and says when: not a failure, not a retry, and the whole app waits.
+            circuitBreaker.recordNeutral(permit)
+            limiter.block(bundleID, until: retryAfter(response.retryAfter))
+            logger.notice(
+                "App Store Server API rate limit: waiting",
+                metadata: ["retry_after_ms": "\(response.retryAfter?.millisecondsSince1970 ?? -1)"])
+            return .rateLimited(RemoteError(.rateLimited, "Apple answered 429", lastStatus: code ?? 4_290_000))
+        case 401:
+            circuitBreaker.recordSuccess()
+            tokens.discard(token, for: bundleID)
+            if !renewed { return .renewToken }
+            guard mayHop, environment == .production else {
+                throw RemoteError(
+                    .unauthorized,
+                    "\(name) refused a renewed token for \(bundleID) (HTTP 401): check the key, its id, the issuer id and the bundle id",
+                    attempts: attempts)
+            }
+            logger.info("Production refuses the app (401 after renewal); asking Sandbox")
+            return .hopToSandbox
+        default:
+            break
+        }
+        if let code, Self.notFoundErrorCodes.contains(code) {
+            circuitBreaker.recordSuccess()
+            if mayHop, environment == .production { return .hopToSandbox }
+            throw RemoteError(
+                .notFound, "\(name) does not know the id (\(code))", lastStatus: code, attempts: attempts)
+        }
+        let detail = "HTTP \(response.status)" + (code.map { ", errorCode \($0)" } ?? "")
+        guard response.status >= 500 || code.map(Self.retryableErrorCodes.contains) == true else {
+            // A 4xx Apple will answer the same way again: our request is wrong, and Apple is well.
+            circuitBreaker.recordSuccess()
+            throw RemoteError(
+                .apiError, "\(name) refused \(request.name): \(detail)", lastStatus: code, attempts: attempts)
+        }
+        circuitBreaker.recordFailure()
+        return .retry(
+            RemoteError(.retriesExhausted, "\(name) answered \(detail) on every attempt", lastStatus: code))
     }
 
     /// Waits until the app's budget in `environment` allows one more request and any `Retry-After` has passed.
