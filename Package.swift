@@ -32,6 +32,9 @@ let package = Package(
         .library(name: "ReceiptIntake", targets: ["ReceiptIntake"]),
         .library(name: "ReceiptServer", targets: ["ReceiptServer"]),
         .library(name: "ReceiptForge", targets: ["ReceiptForge"]),
+        // The loopback stand-in for Apple, as a library for the Benchmarks package only (a package of its own):
+        // its API is `package`, and the little the benchmarks need is `@_spi(Benchmarks)`.
+        .library(name: "AppleStandIn", targets: ["AppleStandIn"]),
         .executable(name: "verify-local", targets: ["VerifyLocal"]),
         .executable(name: "mint-receipt", targets: ["MintReceipt"]),
         .executable(name: "receipt-server", targets: ["ReceiptServerCommand"]),

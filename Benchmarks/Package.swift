@@ -28,6 +28,22 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // The App Store Server API client (issue 26): signing a token, verifying a signed transaction, and whole
+        // calls against the stand-in in this process on loopback, as ratios to OpenSSL's raw ECDSA P-256 verify.
+        // A suite of its own, so that the receipt suites' runs and thresholds are unchanged.
+        .executableTarget(
+            name: "ServerAPIBenchmarks",
+            dependencies: [
+                "CBenchOpenSSL",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "ReceiptVerification", package: rootPackage),
+                .product(name: "ReceiptRemote", package: rootPackage),
+                .product(name: "AppleStandIn", package: rootPackage),
+            ],
+            path: "ServerAPIBenchmarks",
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // The benchmark's own view of libcrypto, to measure raw RSA and digest rates as the floor
         // (the root package's COpenSSL target is not a product).
         .systemLibrary(name: "CBenchOpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),

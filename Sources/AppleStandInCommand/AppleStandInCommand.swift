@@ -28,8 +28,9 @@ struct AppleStandInCommand: AsyncParsableCommand {
             The same listeners serve the App Store Server API (Apple's paths under the *_api_url: production is the
             Production environment, sandbox Sandbox). --api-transactions N gives each environment one customer with N
             monthly renewals (transaction ids 2000000000000001 + i in production, 1000000000000001 + i in sandbox,
-            order ids ORDER-<id>) and --api-notifications N that many notifications about them, every JWS minted
-            under the test PKI of --certs. With --api-key, requests need a JWT signed by that key with --api-key-id
+            order ids ORDER-<id>) and --api-notifications N that many notifications about them, signed one a second
+            up to a second before start-up (so Get Notification History within Apple's window, 30 days in Sandbox,
+            finds them all), every JWS minted under the test PKI of --certs. With --api-key, requests need a JWT signed by that key with --api-key-id
             and --api-issuer, else 401. API scripts: apple, 429:MILLISECONDS (Retry-After that long after arrival),
             error:STATUS:CODE, 401, forged:INDEX, malformed, drop, slow:MILLISECONDS.
             """)
@@ -136,7 +137,7 @@ struct AppleStandInCommand: AsyncParsableCommand {
             }
             standIn.script(endpoint, behaviours)
         }
-        try serveDemoData(standIn)
+        try serveDemoData(standIn, now: Date())
         for (environment, script) in [
             (ReceiptEnvironment.production, productionAPIScript), (.sandbox, sandboxAPIScript),
         ] {
@@ -163,8 +164,11 @@ struct AppleStandInCommand: AsyncParsableCommand {
         }
     }
 
-    /// One demo customer (and notifications about it) per environment, when asked for.
-    private func serveDemoData(_ standIn: AppleStandIn) throws {
+    /// One demo customer (and notifications about it) per environment, when asked for. The transactions keep fixed
+    /// dates (2026 onwards, inside the test JWS leaf's validity); the notifications are signed in the seconds before
+    /// `now`, oldest first: a backfill never asks for more than Apple's window before now (30 days in Sandbox), so
+    /// notifications dated with their transactions would mostly fall outside it, or after now.
+    private func serveDemoData(_ standIn: AppleStandIn, now: Date) throws {
         guard apiTransactions > 0 || apiNotifications > 0 else { return }
         guard let folder = certs ?? Self.defaultCerts() else {
             throw ValidationError("no certs/ folder found for minting API answers; pass --certs DIR")
@@ -178,9 +182,13 @@ struct AppleStandInCommand: AsyncParsableCommand {
                 originalTransactionID: first, count: max(apiTransactions, apiNotifications),
                 productID: "com.example.monthly",
                 bundleID: apiBundleID, environment: environment, start: start)
-            let notifications = ServerAPIData.notifications(
+            var notifications = ServerAPIData.notifications(
                 about: Array(transactions.prefix(max(0, apiNotifications))), bundleID: apiBundleID,
                 environment: environment, appAppleID: apiAppAppleID)
+            let newest = Int64(now.timeIntervalSince1970 * 1000) - 1000
+            for index in notifications.indices {
+                notifications[index].signedDate = newest - Int64(notifications.count - 1 - index) * 1000
+            }
             let data = ServerAPIData(
                 bundleID: apiBundleID, appAppleID: apiAppAppleID,
                 transactions: Array(transactions.prefix(max(0, apiTransactions))), notifications: notifications)

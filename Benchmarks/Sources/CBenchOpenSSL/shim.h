@@ -6,5 +6,7 @@
 #include <openssl/rsa.h>
 #include <openssl/x509.h>
 #include <openssl/crypto.h>
+#include <openssl/bn.h>
+#include <openssl/ec.h>
 
 #endif

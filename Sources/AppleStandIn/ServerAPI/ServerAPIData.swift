@@ -76,7 +76,9 @@ package struct ServerAPIData: Sendable, Hashable {
     }
 
     /// One notification per transaction, oldest first: `SUBSCRIBED` for a purchase, `DID_RENEW` for a renewal,
-    /// signed when the transaction was, UUIDs `00000000-0000-4000-8000-<12-digit index>`.
+    /// signed when the transaction was, UUIDs `00000000-0000-4000-8000-<12-digit index>` in Production and
+    /// `00000000-0000-4000-8001-<12-digit index>` in Sandbox: Apple's are unique across environments, and a ledger
+    /// holding both environments' notifications keys them by UUID alone.
     package static func notifications(
         about transactions: [ServerAPITransaction], bundleID: String, environment: ReceiptEnvironment,
         appAppleID: Int64? = nil
@@ -97,7 +99,8 @@ package struct ServerAPIData: Sendable, Hashable {
             notification.subtype = item.transaction.transactionReason == "PURCHASE" ? "INITIAL_BUY" : nil
             let digits = String(index)
             notification.notificationUUID =
-                "00000000-0000-4000-8000-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
+                "00000000-0000-4000-\(environment == .production ? "8000" : "8001")-"
+                + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
             notification.version = "2.0"
             notification.signedDate = item.transaction.signedDate
             notification.data = data

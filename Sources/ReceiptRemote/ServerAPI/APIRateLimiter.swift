@@ -37,10 +37,15 @@ final class APIRateLimiter: Sendable {
         /// When it was reserved to be sent; once finished, when it finished.
         var instant: Duration
         var finished: Bool
+
+        mutating func finish(at time: Duration) {
+            instant = max(instant, time)
+            finished = true
+        }
     }
 
     private struct State {
-        /// Per key, the last `rate` requests, oldest first.
+        /// Per key, at least the last `rate` requests (at most twice as many), oldest first.
         var logs: [Key: [Entry]] = [:]
         /// Per bundle id, the monotonic instant before which nothing may be sent (both environments).
         var blockedUntil: [String: Duration] = [:]
@@ -70,31 +75,31 @@ final class APIRateLimiter: Sendable {
     func reserve(_ key: Key, now: Duration, latest: Duration) -> Reservation {
         let rate = rate(key.environment)
         return state.withLock { state -> Reservation in
-            var log = state.logs[key] ?? []
             var instant = max(now, state.blockedUntil[key.bundleID] ?? .zero)
-            if log.count >= rate {
+            if let log = state.logs[key], log.count >= rate {
                 let anchor = log[log.count - rate]
                 guard anchor.finished else { return .waitForEarlier }
                 instant = max(instant, anchor.instant + window)
             }
             guard instant <= latest else { return .tooLate }
             state.nextID &+= 1
-            log.append(Entry(id: state.nextID, instant: instant, finished: false))
-            if log.count > rate { log.removeFirst(log.count - rate) }
-            state.logs[key] = log
-            return .at(instant, Ticket(key: key, id: state.nextID))
+            let id = state.nextID
+            // In place (a copy of the log held while mutating would copy all of it on every request), and trimmed
+            // only once it holds twice the rate, so a request costs O(1) amortized however high the rate is set.
+            state.logs[key, default: []].append(Entry(id: id, instant: instant, finished: false))
+            if let count = state.logs[key]?.count, count >= 2 * rate {
+                state.logs[key]?.removeFirst(count - rate)
+            }
+            return .at(instant, Ticket(key: key, id: id))
         }
     }
 
     /// Records that the request of `ticket` finished (answered or failed) at `instant`.
     func finish(_ ticket: Ticket, at instant: Duration) {
         state.withLock { state in
-            guard var log = state.logs[ticket.key], let index = log.firstIndex(where: { $0.id == ticket.id }) else {
-                return
-            }
-            log[index].instant = max(log[index].instant, instant)
-            log[index].finished = true
-            state.logs[ticket.key] = log
+            // From the newest end: a request finishing is almost always among the latest reserved.
+            guard let index = state.logs[ticket.key]?.lastIndex(where: { $0.id == ticket.id }) else { return }
+            state.logs[ticket.key]?[index].finish(at: instant)
         }
     }
 

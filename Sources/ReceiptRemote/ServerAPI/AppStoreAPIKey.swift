@@ -46,7 +46,10 @@ public struct AppStoreAPIKey: Sendable, CustomStringConvertible {
     ///   - issuedAt: `iat`, seconds since 1970.
     ///   - lifetime: `exp` − `iat` in seconds (Apple refuses more than 3600).
     /// - Throws: ``RemoteError`` `remote.invalid_configuration` when OpenSSL cannot sign.
-    func token(bundleID: String, issuedAt: Int64, lifetime: Int64) throws(RemoteError) -> String {
+    /// SPI for the Benchmarks package, a package of its own that `package` access does not reach.
+    @_spi(Benchmarks) public func token(bundleID: String, issuedAt: Int64, lifetime: Int64) throws(RemoteError)
+        -> String
+    {
         var header = JSONWriter(capacity: 96)
         header.beginObject()
         header.field("alg", "ES256")
