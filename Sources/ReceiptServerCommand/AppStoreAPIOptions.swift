@@ -93,7 +93,7 @@ struct AppStoreAPIOptions: ParsableArguments {
                 key: key, verifier: verifier, notificationPolicy: notificationPolicy, configuration: configuration,
                 logger: logger)
         } catch {
-            throw ValidationError(error.reason)
+            throw ValidationError("--app-store-key \(path) [RECEIPT_SERVER_APP_STORE_KEY]: \(error.reason)")
         }
     }
 }

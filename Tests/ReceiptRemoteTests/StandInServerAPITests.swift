@@ -149,7 +149,8 @@ import Testing
     @Test func rateLimitingAnswersRetryAfterAndCatchesAnEarlyRequest() async throws {
         let standIn = try Self.standIn(
             sandbox: ServerAPIData(bundleID: Client.bundleID, transactions: Self.customer(2)))
-        standIn.scriptAPI(.sandbox, [.rateLimited(retryAfterMilliseconds: 400)])
+        // Two seconds: long enough that the "early" request is early even on a loaded machine.
+        standIn.scriptAPI(.sandbox, [.rateLimited(retryAfterMilliseconds: 2000)])
         let (limited, early, later) = try await standIn.withRunning { addresses in
             let client = Client(baseURL: addresses.sandboxAPIBaseURL)
             let limited = try await client.call(.GET, "/inApps/v1/transactions/1000")
@@ -164,8 +165,8 @@ import Testing
         #expect(limited.status == 429)
         #expect(try limited.json()["errorCode"] as? Int == 4_290_000)
         let retryAfter = try #require(Int64(limited.retryAfter ?? ""))
-        #expect(retryAfter >= recorded[0].arrivalMilliseconds + 400)
-        #expect(retryAfter < recorded[0].arrivalMilliseconds + 1400)
+        #expect(retryAfter >= recorded[0].arrivalMilliseconds + 2000)
+        #expect(retryAfter < recorded[0].arrivalMilliseconds + 3000)
         #expect(early.status == 429)
         #expect(early.retryAfter == limited.retryAfter)
         #expect(later.status == 200)
