@@ -87,13 +87,18 @@ struct AppStoreAPIOptions: ParsableArguments {
         if let url = sandboxURL ?? env.text("RECEIPT_SERVER_APP_STORE_API_SANDBOX_URL") {
             configuration.sandboxURL = url
         }
+        let key: AppStoreAPIKey
         do throws(RemoteError) {
-            let key = try AppStoreAPIKey(pem: String(decoding: data, as: UTF8.self), keyID: kid, issuerID: issuer)
+            key = try AppStoreAPIKey(pem: String(decoding: data, as: UTF8.self), keyID: kid, issuerID: issuer)
+        } catch {
+            throw ValidationError("--app-store-key \(path) [RECEIPT_SERVER_APP_STORE_KEY]: \(error.reason)")
+        }
+        do throws(RemoteError) {
             return try AppStoreServerAPIClient(
                 key: key, verifier: verifier, notificationPolicy: notificationPolicy, configuration: configuration,
                 logger: logger)
         } catch {
-            throw ValidationError("--app-store-key \(path) [RECEIPT_SERVER_APP_STORE_KEY]: \(error.reason)")
+            throw ValidationError("--app-store-api-production-url / --app-store-api-sandbox-url: \(error.reason)")
         }
     }
 }
