@@ -35,10 +35,11 @@ import Testing
             "BER", "ReceiptModel", "ReceiptVerification", "ReceiptRemote", "ReceiptLedger", "ReceiptIntake",
             "Hummingbird", "HTTPTypes", "Logging", "Metrics", "Prometheus", "ServiceLifecycle", "UnixSignals",
         ],
-        "AppleStandIn": [
+        // A test double: Foundation for the test PKI's folder of its in-process form (the benchmarks').
+        "AppleStandIn": Set([
             "BER", "ReceiptModel", "ReceiptVerification", "ReceiptForge", "ReceiptCrypto", "Hummingbird", "Logging",
             "NIOCore",
-        ],
+        ]).union(foundation),
     ]
 
     /// The modules `source` imports (`import M`, `public import M`, `@_spi(S) import M`, …), comments aside.
