@@ -35,6 +35,54 @@ public protocol LedgerStore: Sendable {
     /// Audit entries matching `query`, oldest first.
     func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry]
 
+    /// Leases to `owner` (a replica's id) up to `limit` events it may deliver now, each until `leaseUntil`: pending,
+    /// due (`nextAttemptAt <= now`), not leased to anyone whose lease is still running, and the first undelivered
+    /// event of its key (an earlier pending event of the same key, leased or not, holds the later ones back; a
+    /// parked one does not). Oldest first. Across replicas on one database, an event is leased to at most one at a
+    /// time; a replica that dies leaves its leases to run out.
+    func claimEvents(owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int)
+        async throws(LedgerError) -> [LedgerEvent]
+
+    /// Records how one attempt to deliver event `id` ended (`attempts` + 1) and releases `owner`'s lease. A settlement
+    /// from an owner whose lease was taken over is ignored (the new owner's counts).
+    func settleEvent(id: String, owner: String, _ settlement: LedgerEventSettlement) async throws(LedgerError)
+
+    /// Events matching `query`, in commit order (`webhooks list`).
+    func events(_ query: LedgerEventQuery) async throws(LedgerError) -> [LedgerEvent]
+
+    /// Queues events again for delivery, due now, their maximum age counted from `now` (`webhooks replay`): the
+    /// events with these ids, or with `ids` nil every parked one.
+    /// - Returns: how many were queued.
+    func requeueEvents(ids: [String]?, now: ReceiptDate) async throws(LedgerError) -> Int
+
+    /// How many events are pending and when the oldest pending one was created (`/metrics`).
+    func pendingEvents() async throws(LedgerError) -> (count: Int, oldest: ReceiptDate?)
+
     /// Releases connections; the store is not used afterwards.
     func close() async
+}
+
+// SCAFFOLDING (issue 27, removed when both stores implement the outbox): lets the delivery side build meanwhile.
+extension LedgerStore {
+    public func claimEvents(owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int)
+        async throws(LedgerError) -> [LedgerEvent]
+    {
+        throw LedgerError(.unavailable, "this store keeps no events yet")
+    }
+
+    public func settleEvent(id: String, owner: String, _ settlement: LedgerEventSettlement) async throws(LedgerError) {
+        throw LedgerError(.unavailable, "this store keeps no events yet")
+    }
+
+    public func events(_ query: LedgerEventQuery) async throws(LedgerError) -> [LedgerEvent] {
+        throw LedgerError(.unavailable, "this store keeps no events yet")
+    }
+
+    public func requeueEvents(ids: [String]?, now: ReceiptDate) async throws(LedgerError) -> Int {
+        throw LedgerError(.unavailable, "this store keeps no events yet")
+    }
+
+    public func pendingEvents() async throws(LedgerError) -> (count: Int, oldest: ReceiptDate?) {
+        throw LedgerError(.unavailable, "this store keeps no events yet")
+    }
 }

@@ -10,14 +10,18 @@ public struct LedgerStoreOptions: Sendable, Hashable {
     public var syncEveryCommit: Bool
     /// Opens for reading only (the audit command): no migration, no lock taken; the schema must exist.
     public var readOnly: Bool
+    /// Writes events for the app's backend with the facts that cause them (``LedgerEvent``): on while a webhook URL
+    /// is configured.
+    public var recordsEvents: Bool
 
     public init(
         busyTimeout: Duration = .seconds(5), deadline: Duration = .seconds(10), syncEveryCommit: Bool = false,
-        readOnly: Bool = false
+        readOnly: Bool = false, recordsEvents: Bool = false
     ) {
         self.busyTimeout = busyTimeout
         self.deadline = deadline
         self.syncEveryCommit = syncEveryCommit
         self.readOnly = readOnly
+        self.recordsEvents = recordsEvents
     }
 }

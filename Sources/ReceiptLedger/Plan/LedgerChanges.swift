@@ -28,6 +28,9 @@ package struct LedgerChanges: Sendable {
     package var accountTokens: [(transactionID: String, token: String)] = []
     /// One entry per verification, in order.
     package var audits: [AuditEntry] = []
+    /// Events for the app's backend, in the order the facts were decided (``LedgerEvent``); empty unless the store
+    /// records events (``LedgerStoreOptions/recordsEvents``).
+    package var events: [LedgerEvent] = []
 
     package init() {}
 
