@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "ReceiptLedger", targets: ["ReceiptLedger"]),
         .library(name: "ReceiptIntake", targets: ["ReceiptIntake"]),
         .library(name: "ReceiptServer", targets: ["ReceiptServer"]),
+        .library(name: "ReceiptWebhooks", targets: ["ReceiptWebhooks"]),
         .library(name: "ReceiptForge", targets: ["ReceiptForge"]),
         // The loopback stand-in for Apple, as a library for the Benchmarks package only (a package of its own):
         // its API is `package`, and the little the benchmarks need is `@_spi(Benchmarks)`.
@@ -132,11 +133,25 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Events out: the ledger's outbox delivered to the operator's backend, signed (HMAC-SHA256 through
+        // ReceiptCrypto), retried with backoff, parked after a maximum age.
+        .target(
+            name: "ReceiptWebhooks",
+            dependencies: [
+                "BER", "ReceiptLedger", "ReceiptModel", "ReceiptCrypto",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The drop-in verifyReceipt server's routes, limits, metrics and lifecycle (Hummingbird 2).
         .target(
             name: "ReceiptServer",
             dependencies: [
                 "BER", "ReceiptModel", "ReceiptVerification", "ReceiptRemote", "ReceiptLedger", "ReceiptIntake",
+                "ReceiptWebhooks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -151,7 +166,7 @@ let package = Package(
             name: "ReceiptServerCommand",
             dependencies: [
                 "ReceiptServer", "ReceiptIntake", "ReceiptRemote", "ReceiptModel", "ReceiptVerification",
-                "ReceiptLedger",
+                "ReceiptLedger", "ReceiptWebhooks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 "CMalloc",
@@ -225,7 +240,7 @@ let package = Package(
             name: "ReceiptServerTests",
             dependencies: [
                 "ReceiptServer", "ReceiptIntake", "ReceiptRemote", "AppleStandIn", "ReceiptForge", "ReceiptModel",
-                "ReceiptVerification", "ReceiptLedger", "TestSupport",
+                "ReceiptVerification", "ReceiptLedger", "ReceiptWebhooks", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -243,6 +258,19 @@ let package = Package(
                 "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ReceiptWebhooksTests",
+            dependencies: [
+                "ReceiptWebhooks", "ReceiptLedger", "ReceiptModel", "ReceiptVerification", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -31,9 +31,15 @@ import Testing
             "BER", "ReceiptModel", "ReceiptCrypto", "ReceiptVerification", "ReceiptRemote", "ReceiptLedger",
             "Logging",
         ],
+        // Events out: the ledger's outbox to the operator's backend; HMAC through ReceiptCrypto, never OpenSSL itself.
+        "ReceiptWebhooks": [
+            "BER", "ReceiptLedger", "ReceiptModel", "ReceiptCrypto", "AsyncHTTPClient", "Logging", "NIOCore",
+            "NIOHTTP1",
+        ],
         "ReceiptServer": [
             "BER", "ReceiptModel", "ReceiptVerification", "ReceiptRemote", "ReceiptLedger", "ReceiptIntake",
-            "Hummingbird", "HTTPTypes", "Logging", "Metrics", "Prometheus", "ServiceLifecycle", "UnixSignals",
+            "ReceiptWebhooks", "Hummingbird", "HTTPTypes", "Logging", "Metrics", "Prometheus", "ServiceLifecycle",
+            "UnixSignals",
         ],
         // A test double: Foundation for the test PKI's folder of its in-process form (the benchmarks').
         "AppleStandIn": Set([

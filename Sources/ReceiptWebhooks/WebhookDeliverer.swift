@@ -1,0 +1,248 @@
+public import AsyncHTTPClient
+import BER
+public import Logging
+import NIOCore
+import NIOHTTP1
+public import ReceiptLedger
+import ReceiptModel
+
+/// Delivers the ledger's events (its transactional outbox, ``LedgerEvent``) to the operator's backend: claims the
+/// events that are due, POSTs each, signed, to the configured URL, and settles each attempt in the ledger.
+///
+/// It exists beside the verification routes, never in their way: a request records its events in the same commit as
+/// its facts and returns; this loop picks them up (within ``WebhookConfiguration/pollInterval``, at once after
+/// ``wake()``). Delivery is at least once (a receiver deduplicates on `X-Receipt-Event-Id`) and in commit order per
+/// key (the store leases only the first undelivered event of each key).
+///
+/// Each round: `claimEvents(owner:now:leaseUntil:limit:)` with a lease of timeout + margin (so a replica that dies
+/// leaves its events to others within 30 s), up to ``WebhookConfiguration/concurrency`` POSTs at once, then per
+/// event: 2xx settles it delivered; any other status, a timeout or a connection error settles a retry after the
+/// backoff, or parks it as failed once it is older than ``WebhookConfiguration/maxAge``.
+///
+/// ```swift
+/// let deliverer = try WebhookDeliverer(
+///     configuration: try WebhookConfiguration(url: "https://backend.example/hooks", secrets: [secret]),
+///     store: ledger.store, clock: SystemWebhookClock(wallClock: ReceiptDate.systemNow), logger: logger)
+/// try await withTaskCancellationHandler { await deliverer.run() } onCancel: {}
+/// ```
+public final class WebhookDeliverer: Sendable {
+    public let configuration: WebhookConfiguration
+    /// This replica's id, the owner of its leases.
+    public let owner: String
+    private let store: any LedgerStore
+    private let signer: WebhookSigner
+    private let clock: any WebhookClock
+    private let logger: Logger
+    private let httpClient: HTTPClient?
+    private let jitter: @Sendable () -> Double
+    private let observe: @Sendable (WebhookAttempt) -> Void
+    private let wakeSignal = WakeSignal()
+
+    /// The largest receiver answer read (and dropped) to keep the connection reusable.
+    static let maximumAnswerSize = 64 * 1024
+
+    /// - Parameters:
+    ///   - configuration: where and how; checked here (``WebhookConfiguration/validated()``).
+    ///   - store: the ledger's store, whose event calls it uses.
+    ///   - clock: "now" and the idle sleep.
+    ///   - owner: this replica's id; unique per process (``newReplicaID()``).
+    ///   - httpClient: the client to POST with, owned by the caller; `nil` makes one for ``run()`` (redirects not
+    ///     followed: a 3xx is a failed attempt) and shuts it down when `run()` returns.
+    ///   - jitter: draws the backoff's jitter in `[0, 1)`.
+    ///   - observe: told how each attempt ended (metrics).
+    /// - Throws: ``WebhookError`` for a configuration it cannot run with.
+    public init(
+        configuration: WebhookConfiguration, store: any LedgerStore, clock: any WebhookClock,
+        owner: String = WebhookDeliverer.newReplicaID(), httpClient: HTTPClient? = nil, logger: Logger,
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        observe: @escaping @Sendable (WebhookAttempt) -> Void = { _ in }
+    ) throws(WebhookError) {
+        self.configuration = try configuration.validated()
+        self.signer = try WebhookSigner(secrets: configuration.secrets)
+        self.store = store
+        self.clock = clock
+        self.owner = owner
+        self.httpClient = httpClient
+        self.logger = logger
+        self.jitter = jitter
+        self.observe = observe
+    }
+
+    /// A new replica id: `replica-` and 64 random bits in hex.
+    public static func newReplicaID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let value = generator.next() as UInt64
+        return "replica-" + Hex.encode((0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) })
+    }
+
+    /// Cuts the idle wait short: the server calls it after a commit that recorded events.
+    public func wake() { wakeSignal.signal() }
+
+    /// Delivers until the task is cancelled. Attempts in flight at cancellation are abandoned unsettled: their leases
+    /// run out and they are tried again (the receiver may see them twice, as at-least-once allows).
+    public func run() async {
+        let client =
+            httpClient
+            ?? HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.clientConfiguration)
+        logger.info("webhook delivery started", metadata: ["webhook": "\(configuration)", "owner": "\(owner)"])
+        var storeFailing = false
+        while !Task.isCancelled {
+            let claimed: Int
+            do throws(LedgerError) {
+                claimed = try await deliverDue(client: client)
+                if storeFailing {
+                    storeFailing = false
+                    logger.info("webhook delivery reads the ledger again")
+                }
+            } catch {
+                if !storeFailing {
+                    storeFailing = true
+                    logger.warning(
+                        "webhook delivery cannot claim events; retrying each poll",
+                        metadata: ["code": "\(error.code)", "reason": "\(error.reason)"])
+                }
+                claimed = 0
+            }
+            // Something was due: more may be (the next event of a key just delivered), so look again at once.
+            if claimed == 0 { await idle() }
+        }
+        if httpClient == nil { try? await client.shutdown() }
+        logger.info("webhook delivery stopped", metadata: ["owner": "\(owner)"])
+    }
+
+    /// One round: claims what is due (up to the concurrency), attempts each at once, settles each.
+    /// - Returns: how many events were claimed.
+    /// - Throws: ``LedgerError`` when the claim fails (a failed settlement is logged: its lease runs out).
+    package func deliverDue(client: HTTPClient) async throws(LedgerError) -> Int {
+        let now = clock.now()
+        let events = try await store.claimEvents(
+            owner: owner, now: now, leaseUntil: now.adding(configuration.lease), limit: configuration.concurrency)
+        await withTaskGroup(of: Void.self) { group in
+            for event in events {
+                group.addTask { await self.deliver(event, client: client) }
+            }
+        }
+        return events.count
+    }
+
+    /// Waits for the poll interval or a ``wake()``, whichever comes first, or for cancellation.
+    private func idle() async {
+        let clock = clock
+        let interval = configuration.pollInterval
+        let wakeSignal = wakeSignal
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do {
+                    try await clock.sleep(for: interval)
+                    wakeSignal.signal()
+                } catch {
+                    // Cancelled: the wait below already returned.
+                }
+            }
+            await wakeSignal.wait()
+            group.cancelAll()
+        }
+    }
+
+    /// One attempt of one event, and its settlement.
+    private func deliver(_ event: LedgerEvent, client: HTTPClient) async {
+        let (status, failure) = await attempt(event, client: client)
+        // Shutting down: leave the lease to run out rather than count an attempt that was cut short.
+        if Task.isCancelled { return }
+        let now = clock.now()
+        let settlement: LedgerEventSettlement
+        let result: WebhookAttempt.Result
+        if let status, (200..<300).contains(status) {
+            settlement = .delivered(at: now)
+            result = .delivered
+        } else {
+            let error = failure ?? "HTTP \(status ?? 0)"
+            if now.isMore(than: configuration.maxAge, after: event.maxAgeFrom) {
+                settlement = .failed(at: now, error: error)
+                result = .parked
+            } else {
+                let delay = configuration.backoff.delay(afterAttempts: event.attempts + 1, jitter: jitter())
+                settlement = .retry(at: now.adding(delay), error: error)
+                result = .retried
+            }
+        }
+        do throws(LedgerError) {
+            try await store.settleEvent(id: event.id, owner: owner, settlement)
+        } catch {
+            logger.warning(
+                "webhook attempt not settled; its lease runs out and it is tried again",
+                metadata: ["event_id": "\(event.id)", "code": "\(error.code)", "reason": "\(error.reason)"])
+        }
+        let report = WebhookAttempt(
+            eventID: event.id, kind: event.kind, result: result, httpStatus: status,
+            error: result == .delivered ? nil : (failure ?? "HTTP \(status ?? 0)"))
+        observe(report)
+        log(report, event: event)
+    }
+
+    /// POSTs the event, signed now; the receiver's status, or why there was none.
+    private func attempt(_ event: LedgerEvent, client: HTTPClient) async -> (status: Int?, failure: String?) {
+        let signature: String
+        do throws(WebhookError) {
+            signature = try signer.signature(body: event.body, at: clock.now())
+        } catch {
+            return (nil, error.reason)
+        }
+        var request = HTTPClientRequest(url: configuration.url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "receipt-server-webhooks")
+        request.headers.add(name: "X-Receipt-Event-Id", value: event.id)
+        request.headers.add(name: "X-Receipt-Event-Type", value: event.kind.rawValue)
+        request.headers.add(name: WebhookSigner.headerName, value: signature)
+        request.body = .bytes(event.body)
+        do {
+            let response = try await client.execute(
+                request, timeout: .milliseconds(WebhookBackoff.milliseconds(configuration.timeout)),
+                logger: Self.quietLogger)
+            let status = Int(response.status.code)
+            // Drained (bounded) so the connection can be reused; what the receiver says is not needed.
+            _ = try? await response.body.collect(upTo: Self.maximumAnswerSize)
+            return (status, (200..<300).contains(status) ? nil : "HTTP \(status)")
+        } catch {
+            return (nil, Self.describe(error, timeout: configuration.timeout))
+        }
+    }
+
+    /// Why an attempt got no answer, in a few words: never the body or a header.
+    static func describe(_ error: any Error, timeout: Duration) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .tlsHandshakeTimeout,
+                .getConnectionFromPoolTimeout:
+                return "timeout after \(timeout)"
+            default:
+                return "HTTP client: \(error)"
+            }
+        }
+        if error is CancellationError { return "cancelled" }
+        return String("connection failed: \(error)".prefix(200))
+    }
+
+    private func log(_ attempt: WebhookAttempt, event: LedgerEvent) {
+        var metadata: Logger.Metadata = [
+            "event_id": "\(event.id)", "type": "\(event.kind.rawValue)", "attempts": "\(event.attempts + 1)",
+        ]
+        if let error = attempt.error { metadata["error"] = "\(error)" }
+        switch attempt.result {
+        case .delivered: logger.debug("webhook delivered", metadata: metadata)
+        case .retried: logger.info("webhook attempt failed; retrying later", metadata: metadata)
+        case .parked: logger.warning("webhook parked as failed after its maximum age", metadata: metadata)
+        }
+    }
+
+    /// A POST is not replayed to another URL: a 3xx is a failed attempt, as any non-2xx.
+    package static var clientConfiguration: HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        return configuration
+    }
+
+    /// AsyncHTTPClient's own logging stays off: its trace records would carry the signed header.
+    static let quietLogger = Logger(label: "receipt-webhooks.http", factory: { _ in SwiftLogNoOpLogHandler() })
+}

@@ -1,0 +1,275 @@
+import AsyncHTTPClient
+import Logging
+import ReceiptLedger
+import ReceiptModel
+import ReceiptWebhooks
+import Synchronization
+import Testing
+
+/// The deliverer against a real loopback receiver, over the in-memory outbox: retries, a receiver that is down, a
+/// slow one, the maximum age, rotation and the wake-up. Backoffs and timeouts are short through configuration; no
+/// assertion is about how long anything took.
+@Suite("webhook delivery", .serialized, .timeLimit(.minutes(2)))
+struct WebhookDeliveryTests {
+    static let secret = "whsec_delivery_test"
+
+    static var quietLogger: Logger {
+        var logger = Logger(label: "webhook-test")
+        logger.logLevel = .critical
+        return logger
+    }
+
+    static func event(_ name: String, key: String, clock: TestWebhookClock) -> LedgerEvent {
+        LedgerEvent(
+            id: LedgerEvent.newID(), kind: .purchaseNew, key: key, createdAt: clock.now(),
+            body: Array(#"{"type":"purchase.new","name":"\#(name)","key":"\#(key)"}"#.utf8))
+    }
+
+    static func configuration(
+        port: Int, secrets: [String] = [secret], timeout: Duration = .seconds(2), maxAge: Duration = .seconds(3600),
+        pollInterval: Duration = .milliseconds(20)
+    ) throws -> WebhookConfiguration {
+        try WebhookConfiguration(
+            url: "http://127.0.0.1:\(port)/hooks", secrets: secrets, timeout: timeout, maxAge: maxAge,
+            backoff: WebhookBackoff(initial: .milliseconds(20), maximum: .milliseconds(100)), concurrency: 4,
+            pollInterval: pollInterval, leaseMargin: .seconds(1))
+    }
+
+    /// Collects what the deliverer reports.
+    final class Attempts: Sendable {
+        private let seen = Mutex<[WebhookAttempt]>([])
+        var all: [WebhookAttempt] { seen.withLock { $0 } }
+        func record(_ attempt: WebhookAttempt) { seen.withLock { $0.append(attempt) } }
+    }
+
+    /// Polls `condition` until it holds (true) or a generous bound passes (false): a wait, not a timing assertion.
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<1_500 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition()
+    }
+
+    /// Runs `deliverer.run()` for the duration of `body`.
+    static func running<T>(_ deliverer: WebhookDeliverer, _ body: () async throws -> T) async rethrows -> T {
+        let task = Task { await deliverer.run() }
+        defer { task.cancel() }
+        let value = try await body()
+        task.cancel()
+        await task.value
+        return value
+    }
+
+    static func withClient<T>(_ body: (HTTPClient) async throws -> T) async throws -> T {
+        let client = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: WebhookDeliverer.clientConfiguration)
+        do {
+            let value = try await body(client)
+            try await client.shutdown()
+            return value
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    @Test(.enabled(if: IndependentHMAC.available))
+    func aFailingReceiverGetsTheEventAgainUntilItAnswers2xx() async throws {
+        let receiver = WebhookReceiver { index in (index < 2 ? 500 : 200, .zero) }
+        let port = try await receiver.start()
+        let clock = TestWebhookClock()
+        let store = InMemoryEventStore()
+        let event = Self.event("one", key: "account:a", clock: clock)
+        store.add([event])
+        let attempts = Attempts()
+        let deliverer = try WebhookDeliverer(
+            configuration: Self.configuration(port: port), store: store, clock: clock, logger: Self.quietLogger,
+            observe: attempts.record)
+
+        let delivered = await Self.running(deliverer) {
+            await Self.eventually { store.event(event.id)?.state == .delivered }
+        }
+        await receiver.stop()
+
+        #expect(delivered)
+        #expect(store.event(event.id)?.attempts == 3)
+        #expect(attempts.all.map(\.result) == [.retried, .retried, .delivered])
+        #expect(attempts.all.map(\.httpStatus) == [500, 500, 200])
+        let requests = receiver.requests
+        #expect(requests.count == 3)
+        for request in requests {
+            #expect(request.eventID == event.id)
+            #expect(request.eventType == "purchase.new")
+            #expect(request.contentType == "application/json")
+            #expect(request.body == event.body)
+            #expect(try IndependentHMAC.verifies(request.signature ?? "", body: request.body, secrets: [Self.secret]))
+        }
+    }
+
+    @Test func aReceiverThatWasDownGetsEverythingInOrderPerKey() async throws {
+        // A port nothing listens on yet: taken, then released.
+        let receiver = WebhookReceiver()
+        let port = try await receiver.start()
+        await receiver.stop()
+
+        let clock = TestWebhookClock()
+        let store = InMemoryEventStore()
+        let events = [
+            Self.event("a1", key: "account:a", clock: clock), Self.event("a2", key: "account:a", clock: clock),
+            Self.event("b1", key: "original:b", clock: clock), Self.event("a3", key: "account:a", clock: clock),
+            Self.event("b2", key: "original:b", clock: clock), Self.event("c1", key: "account:c", clock: clock),
+        ]
+        store.add(events)
+        let deliverer = try WebhookDeliverer(
+            configuration: Self.configuration(port: port), store: store, clock: clock, logger: Self.quietLogger)
+
+        let (refusedFirst, allDelivered) = try await Self.running(deliverer) {
+            // Each key's head is tried and refused; the events behind them wait.
+            let refused = await Self.eventually {
+                let all = store.all
+                return all.filter { $0.attempts >= 2 }.count == 3
+            }
+            let heldBack = store.all.filter { $0.attempts > 0 }.map(\.id)
+            #expect(Set(heldBack) == Set([events[0].id, events[2].id, events[5].id]))
+            #expect(store.all.allSatisfy { $0.state == .pending && $0.lastError != nil || $0.attempts == 0 })
+            _ = try await receiver.start(port: port)
+            let delivered = await Self.eventually { store.all.allSatisfy { $0.state == .delivered } }
+            return (refused, delivered)
+        }
+        await receiver.stop()
+
+        #expect(refusedFirst)
+        #expect(allDelivered)
+        let received = receiver.requests.compactMap(\.eventID)
+        // Each at least once.
+        #expect(Set(received) == Set(events.map(\.id)))
+        // Per key, a later event is first sent only after every send of the one before it.
+        for key in ["account:a", "original:b"] {
+            let ids = events.filter { $0.key == key }.map(\.id)
+            for (earlier, later) in zip(ids, ids.dropFirst()) {
+                let lastOfEarlier = try #require(received.lastIndex(of: earlier))
+                let firstOfLater = try #require(received.firstIndex(of: later))
+                #expect(lastOfEarlier < firstOfLater)
+            }
+        }
+    }
+
+    @Test func aSlowReceiverTimesOutAndTheEventIsRetried() async throws {
+        // The first answer comes long after the attempt's timeout; later ones at once.
+        let receiver = WebhookReceiver { index in (200, index == 0 ? .seconds(4) : .zero) }
+        let port = try await receiver.start()
+        let clock = TestWebhookClock()
+        let store = InMemoryEventStore()
+        let event = Self.event("slow", key: "account:s", clock: clock)
+        store.add([event])
+        let attempts = Attempts()
+        let deliverer = try WebhookDeliverer(
+            configuration: Self.configuration(port: port, timeout: .seconds(1)), store: store, clock: clock,
+            logger: Self.quietLogger, observe: attempts.record)
+
+        try await Self.withClient { client in
+            #expect(try await deliverer.deliverDue(client: client) == 1)
+            let afterTimeout = try #require(store.event(event.id))
+            #expect(afterTimeout.state == .pending)
+            #expect(afterTimeout.attempts == 1)
+            #expect(afterTimeout.lastError != nil)
+            #expect(attempts.all.first?.result == .retried)
+            #expect(attempts.all.first?.httpStatus == nil)
+            // Rounds until it is due again and delivered.
+            for _ in 0..<200 where store.event(event.id)?.state != .delivered {
+                _ = try await deliverer.deliverDue(client: client)
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        await receiver.stop()
+        #expect(store.event(event.id)?.state == .delivered)
+        #expect(attempts.all.last?.result == .delivered)
+        #expect(receiver.requests.count >= 2)
+    }
+
+    @Test func anEventOlderThanItsMaxAgeIsParkedAndAReplayQueuesItAgain() async throws {
+        let receiver = WebhookReceiver { _ in (503, .zero) }
+        let port = try await receiver.start()
+        let clock = TestWebhookClock()
+        let store = InMemoryEventStore()
+        let event = Self.event("old", key: "account:o", clock: clock)
+        store.add([event])
+        let attempts = Attempts()
+        let deliverer = try WebhookDeliverer(
+            configuration: Self.configuration(port: port, maxAge: .seconds(60)), store: store, clock: clock,
+            logger: Self.quietLogger, observe: attempts.record)
+
+        try await Self.withClient { client in
+            #expect(try await deliverer.deliverDue(client: client) == 1)
+            #expect(store.event(event.id)?.state == .pending)
+            // Two minutes later (its retry long due), the next failure parks it.
+            clock.advance(by: .seconds(120))
+            #expect(try await deliverer.deliverDue(client: client) == 1)
+            let parked = try #require(store.event(event.id))
+            #expect(parked.state == .failed)
+            #expect(parked.attempts == 2)
+            #expect(parked.lastError != nil)
+            #expect(attempts.all.map(\.result) == [.retried, .parked])
+            // Parked is not claimed again.
+            #expect(try await deliverer.deliverDue(client: client) == 0)
+
+            // `webhooks replay --failed`: queued again, its age counted from now; the receiver is back.
+            #expect(try await store.requeueEvents(ids: nil, now: clock.now()) == 1)
+            receiver.setScript { _ in (200, .zero) }
+            #expect(try await deliverer.deliverDue(client: client) == 1)
+        }
+        await receiver.stop()
+        #expect(store.event(event.id)?.state == .delivered)
+        #expect(receiver.requests.count == 3)
+    }
+
+    @Test(.enabled(if: IndependentHMAC.available))
+    func duringARotationEachRequestCarriesBothSignatures() async throws {
+        let receiver = WebhookReceiver()
+        let port = try await receiver.start()
+        let clock = TestWebhookClock()
+        let store = InMemoryEventStore()
+        let event = Self.event("rotation", key: "account:r", clock: clock)
+        store.add([event])
+        let secrets = ["whsec_old_one", "whsec_new_one"]
+        let deliverer = try WebhookDeliverer(
+            configuration: Self.configuration(port: port, secrets: secrets), store: store, clock: clock,
+            logger: Self.quietLogger)
+
+        let claimed = try await Self.withClient { client in try await deliverer.deliverDue(client: client) }
+        await receiver.stop()
+        #expect(claimed == 1)
+        let request = try #require(receiver.requests.first)
+        let signature = try #require(request.signature)
+        #expect(IndependentHMAC.parse(signature)?.v1.count == 2)
+        #expect(try IndependentHMAC.verifies(signature, body: request.body, secrets: secrets))
+        // A receiver that knows only the new secret accepts it too: its v1 is among them.
+        let onlyNew = try IndependentHMAC.hex(
+            secret: "whsec_new_one",
+            message: Array("\(IndependentHMAC.parse(signature)?.t ?? "").".utf8) + request.body)
+        #expect(IndependentHMAC.parse(signature)?.v1.contains(onlyNew) == true)
+    }
+
+    @Test func wakeCutsTheIdleWaitShort() async throws {
+        let receiver = WebhookReceiver()
+        let port = try await receiver.start()
+        let clock = TestWebhookClock()
+        let store = InMemoryEventStore()
+        // An hour between polls: only the wake-up can make this delivery happen within the test.
+        let deliverer = try WebhookDeliverer(
+            configuration: Self.configuration(port: port, pollInterval: .seconds(3600)), store: store, clock: clock,
+            logger: Self.quietLogger)
+        let event = Self.event("woken", key: "account:w", clock: clock)
+
+        let delivered = await Self.running(deliverer) {
+            // Let the loop find nothing and go idle first.
+            try? await Task.sleep(for: .milliseconds(200))
+            store.add([event])
+            deliverer.wake()
+            return await Self.eventually { store.event(event.id)?.state == .delivered }
+        }
+        await receiver.stop()
+        #expect(delivered)
+    }
+}
