@@ -43,6 +43,22 @@ package enum LedgerJSON {
         return writer.bytes
     }
 
+    /// One `webhooks list` line: `{"id","type","key","created_at","attempts","state","last_error"}` (`last_error`
+    /// null before a failed attempt). Never the body.
+    package static func line(_ event: LedgerEvent) -> [UInt8] {
+        var writer = JSONWriter(capacity: 256)
+        writer.beginObject()
+        writer.field("id", event.id)
+        writer.field("type", event.kind.rawValue)
+        writer.field("key", event.key)
+        writer.field("created_at", event.createdAt.description)
+        writer.field("attempts", Int64(event.attempts))
+        writer.field("state", event.state.rawValue)
+        optional("last_error", event.lastError, to: &writer)
+        writer.endObject()
+        return writer.bytes
+    }
+
     /// `GET /v1/transactions/{id}`: the record with its owner (`account`, null when unbound). Dates are
     /// milliseconds as strings, as Apple writes them.
     package static func transaction(_ transaction: LedgerTransaction, owner: String?) -> [UInt8] {

@@ -4,6 +4,7 @@ public import ReceiptIntake
 public import ReceiptLedger
 public import ReceiptRemote
 import ReceiptVerification
+public import ReceiptWebhooks
 import ServiceLifecycle
 import UnixSignals
 
@@ -25,6 +26,39 @@ public struct ReceiptService: Sendable {
     /// Store Server API and the ledger are both configured.
     public let backfillsAtStart: Bool
 
+    /// Delivers the ledger's events to the operator's backend (``WebhookDeliveryService``): present when a webhook is
+    /// configured and the server has a ledger. Its ``WebhookDeliverer/wake()`` cuts its idle wait short.
+    public let webhooks: WebhookDeliverer?
+
+    /// - Parameters:
+    ///   - webhooks: where the ledger's events go; `nil` (or no `ledger`) delivers none. The ledger's store should
+    ///     record events (``LedgerStoreOptions/recordsEvents``) while it is set.
+    /// - Throws: ``WebhookError`` for a webhook configuration the deliverer cannot run with.
+    public init(
+        configuration: ReceiptServerConfiguration, decider: any ReceiptDecider, ledger: Ledger? = nil,
+        serverAPI: AppStoreServerAPIClient? = nil, backfillsAtStart: Bool = true,
+        webhooks: WebhookConfiguration?, logger: Logger
+    ) throws(WebhookError) {
+        routes = ReceiptRoutes(configuration: configuration, decider: decider, ledger: ledger, serverAPI: serverAPI)
+        self.backfillsAtStart = backfillsAtStart && serverAPI != nil && ledger != nil
+        self.logger = logger
+        guard let webhooks, let store = ledger?.store else {
+            self.webhooks = nil
+            return
+        }
+        let metrics = routes.metrics
+        let clock = configuration.clock
+        self.webhooks = try WebhookDeliverer(
+            configuration: webhooks, store: store, clock: SystemWebhookClock(wallClock: clock), logger: logger,
+            observe: { metrics.recordWebhookAttempt($0) })
+        metrics.observeWebhookQueue {
+            // A store that cannot answer leaves the gauges where they were; the deliverer logs the outage.
+            guard let pending = try? await store.pendingEvents() else { return nil }
+            return (pending.count, pending.oldest, clock())
+        }
+    }
+
+    /// The server without webhooks (its initializer cannot fail).
     public init(
         configuration: ReceiptServerConfiguration, decider: any ReceiptDecider, ledger: Ledger? = nil,
         serverAPI: AppStoreServerAPIClient? = nil, backfillsAtStart: Bool = true, logger: Logger
@@ -32,6 +66,7 @@ public struct ReceiptService: Sendable {
         routes = ReceiptRoutes(configuration: configuration, decider: decider, ledger: ledger, serverAPI: serverAPI)
         self.backfillsAtStart = backfillsAtStart && serverAPI != nil && ledger != nil
         self.logger = logger
+        self.webhooks = nil
     }
 
     public var configuration: ReceiptServerConfiguration { routes.configuration }
@@ -74,6 +109,13 @@ public struct ReceiptService: Sendable {
             // Done (or failed) is not a reason to stop serving.
             services.append(
                 .init(service: backfill, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
+        }
+        if let webhooks {
+            // Delivery failing is not a reason to stop serving either: events wait in the ledger.
+            services.append(
+                .init(
+                    service: WebhookDeliveryService(deliverer: webhooks), successTerminationBehavior: .ignore,
+                    failureTerminationBehavior: .ignore))
         }
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

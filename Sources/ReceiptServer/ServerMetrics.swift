@@ -1,8 +1,11 @@
 import Metrics
 public import Prometheus
 package import ReceiptIntake
+package import ReceiptLedger
+package import ReceiptModel
 import ReceiptRemote
 package import ReceiptVerification
+package import ReceiptWebhooks
 import Synchronization
 
 /// The server's metrics: recorded through swift-metrics into a Prometheus registry that this value owns, and
@@ -31,6 +34,17 @@ public final class ServerMetrics: Sendable {
     private let inFlight: CoreMetrics.Gauge
     /// The verifier's cache counters as last rendered: its counts are totals, the metrics' are increments.
     private let cacheSeen = Mutex<(hits: Int, misses: Int)>((0, 0))
+    /// The webhook queue's gauges and where they are read from, once the server delivers webhooks.
+    private let webhookQueue = Mutex<WebhookQueueGauges?>(nil)
+
+    /// Reads the outbox at render time: its pending count and the oldest pending event's creation.
+    package typealias WebhookQueueReader = @Sendable () async -> (count: Int, oldest: ReceiptDate?, now: ReceiptDate)?
+
+    private struct WebhookQueueGauges: Sendable {
+        let read: WebhookQueueReader
+        let depth: CoreMetrics.Gauge
+        let oldestAge: CoreMetrics.Gauge
+    }
 
     /// A labelled counter: its name and its label names, in the order they are written.
     struct Family: Sendable {
@@ -61,6 +75,8 @@ public final class ServerMetrics: Sendable {
     /// backfills that stopped (`outcome="backfill_failed"`).
     static let backfilled = Family(
         name: "receipt_server_backfilled_notifications_total", labels: ["environment", "outcome"])
+    /// Webhook delivery attempts, by event type and what came of them (`delivered`, `retried`, `parked`).
+    static let webhookAttempts = Family(name: "receipt_server_webhook_attempts_total", labels: ["type", "result"])
     /// Time from the route observer's entry to the response, receipt routes only.
     static let durationName = "receipt_server_request_duration_seconds"
 
@@ -132,6 +148,34 @@ public final class ServerMetrics: Sendable {
     /// Counts a backfill that stopped before its end.
     package func recordBackfillFailure(environment: ReceiptEnvironment) {
         increment((Self.backfilled, environment.rawValue, "backfill_failed"))
+    }
+
+    /// Counts one webhook delivery attempt.
+    package func recordWebhookAttempt(_ attempt: WebhookAttempt) {
+        increment((Self.webhookAttempts, attempt.kind.rawValue, attempt.result.rawValue))
+    }
+
+    /// Adds `receipt_server_webhook_queue_depth` and `receipt_server_webhook_oldest_pending_age_seconds`, read with
+    /// `read` each time the metrics are rendered (``refreshWebhookQueue()``). A read that fails (`nil`) leaves both
+    /// at their last value.
+    package func observeWebhookQueue(_ read: @escaping WebhookQueueReader) {
+        let gauges = WebhookQueueGauges(
+            read: read,
+            depth: CoreMetrics.Gauge(label: "receipt_server_webhook_queue_depth", dimensions: [], factory: factory),
+            oldestAge: CoreMetrics.Gauge(
+                label: "receipt_server_webhook_oldest_pending_age_seconds", dimensions: [], factory: factory))
+        webhookQueue.withLock { $0 = gauges }
+    }
+
+    /// Brings the webhook queue's gauges up to date, when the server delivers webhooks: the pending events and the
+    /// age of the oldest (0 when none is pending).
+    package func refreshWebhookQueue() async {
+        guard let gauges = webhookQueue.withLock({ $0 }), let queue = await gauges.read() else { return }
+        gauges.depth.record(queue.count)
+        let age = queue.oldest.map {
+            Double(max(0, queue.now.millisecondsSince1970 - $0.millisecondsSince1970)) / 1000
+        }
+        gauges.oldestAge.record(age ?? 0)
     }
 
     /// The exposition text (Prometheus text format 0.0.4), after bringing the chain-cache counters and the

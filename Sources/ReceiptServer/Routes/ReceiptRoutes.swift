@@ -76,6 +76,7 @@ public struct ReceiptRoutes: Sendable {
             Self.response(.ok, contentType: "application/json", body: Array(#"{"status":"ok"}"#.utf8))
         }
         router.get("/metrics") { _, _ in
+            await self.metrics.refreshWebhookQueue()
             let text = self.metrics.exposition(
                 cache: self.decider.cacheStatistics, inFlight: self.intake.slots.current)
             return Self.response(.ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: text)
