@@ -9,6 +9,8 @@ struct ReceiptServerCommand: AsyncParsableCommand {
         commandName: "receipt-server",
         abstract: "Serve Apple's verifyReceipt contract, verified locally, and keep a ledger of what it verified.",
         discussion: "Without a command, serves: `receipt-server serve --help` lists the server's flags.",
-        subcommands: [ServeCommand.self, LedgerCommand.self, SyncCommand.self, NotificationsCommand.self],
+        subcommands: [
+            ServeCommand.self, LedgerCommand.self, SyncCommand.self, NotificationsCommand.self, WebhooksCommand.self,
+        ],
         defaultSubcommand: ServeCommand.self)
 }

@@ -7,6 +7,7 @@ import ReceiptModel
 import ReceiptRemote
 import ReceiptServer
 import ReceiptVerification
+import ReceiptWebhooks
 
 /// `receipt-server [serve]`: a drop-in, local-first verifyReceipt for backends. A thin shell: flags and
 /// environment variables become a ``ReceiptServerConfiguration``, a verifier and a ledger, then it runs.
@@ -25,6 +26,9 @@ struct ServeCommand: AsyncParsableCommand {
             With an App Store Server API key (--app-store-key, --app-store-key-id, --app-store-issuer), the server
             serves POST /v1/sync, answers lapsed subscriptions from Apple's signed statuses, and backfills the
             notifications it missed at start (docs/server-api.md).
+            With --webhook-url, the ledger records events (purchases, entitlement changes, refunds, conflicts) and the
+            server POSTs each, signed with RECEIPT_SERVER_WEBHOOK_SECRET (never a flag, never logged), retrying until
+            it is delivered or older than --webhook-max-age (`receipt-server webhooks list|replay`).
             """)
 
     @Option(help: "Address to bind [RECEIPT_SERVER_HOST]. Default 127.0.0.1.")
@@ -41,6 +45,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "App Store Server API")
     var appStoreAPI: AppStoreAPIOptions
+
+    @OptionGroup(title: "Webhooks")
+    var webhookOptions: WebhookOptions
 
     @Option(
         help: ArgumentHelp(
@@ -117,7 +124,10 @@ struct ServeCommand: AsyncParsableCommand {
         let (verifier, bundles, environments) = try trust.verifier(env)
         let configuration = try serverConfiguration(env)
         let (decider, remoteDescription) = try decider(verifier, env, logger: logger)
-        let ledgerSettings = try ledgerOptions.ledgerSettings(env, bundles: bundles)
+        var ledgerSettings = try ledgerOptions.ledgerSettings(env, bundles: bundles)
+        let webhooks = try webhookOptions.configuration(env, ledger: ledgerSettings.location)
+        // Events are recorded only while someone delivers them: without a URL the outbox would only grow.
+        ledgerSettings.storeOptions.recordsEvents = webhooks != nil
         let serverAPI = try appStoreAPI.client(
             verifier: verifier, notificationPolicy: IntakeRules().notifications, env, logger: logger)
         let openedLedger = try await LedgerOptions.openLedger(ledgerSettings, logger: logger)
@@ -133,11 +143,12 @@ struct ServeCommand: AsyncParsableCommand {
                 "on_conflict": "\(ledgerSettings.onConflict)",
                 "app_store_server_api":
                     "\(serverAPI.map { "on (\($0.configuration.productionURL), \($0.configuration.sandboxURL), \($0.configuration.requestsPerSecond)/s)" } ?? "off")",
+                "webhooks": "\(webhooks.map { "on (\($0))" } ?? "off")",
             ])
         do {
             try await ReceiptService(
                 configuration: configuration, decider: decider, ledger: openedLedger, serverAPI: serverAPI,
-                logger: logger
+                webhooks: webhooks, logger: logger
             )
             .run()
         } catch {
