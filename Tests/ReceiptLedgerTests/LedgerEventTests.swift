@@ -302,6 +302,29 @@ import Testing
         await store.close()
     }
 
+    /// Renewal info alone (Apple retrying an expired subscription's payment) changes an entitlement; the same
+    /// decision without events on writes none, and the keys then read no whole groups.
+    @Test func aRenewalStateAloneChangesAnEntitlement() throws {
+        let expired = LedgerStoreTests.transaction(
+            "t1", original: "o1", kind: .autoRenewable, expires: Self.time(1_000))
+        let snapshot = LedgerSnapshot(transactions: ["t1": expired])
+        var entry = LedgerStoreTests.entry([], account: nil, at: Self.time(5_000))
+        entry.renewals = [
+            LedgerRenewal(
+                originalTransactionID: "o1", isInBillingRetryPeriod: true, environment: .sandbox,
+                signedDate: Self.time(4_000), updated: Self.time(5_000))
+        ]
+        #expect(LedgerPlan.keys(of: [entry], recordsEvents: true).subscriptionIDs == ["o1"])
+        #expect(LedgerPlan.keys(of: [entry]).subscriptionIDs.isEmpty)
+        let (changes, _) = LedgerPlan.decide([entry], snapshot: snapshot, recordsEvents: true)
+        #expect(Self.summary(changes.events) == ["entitlement.changed original:o1"])
+        let body = try Self.body(try #require(changes.events.first))
+        #expect(body["previous_state"] as? String == "expired")
+        #expect(body["state"] as? String == "billing_retry")
+        #expect(body["transaction_id"] is NSNull && body["account"] is NSNull)
+        #expect(LedgerPlan.decide([entry], snapshot: snapshot).0.events.isEmpty)
+    }
+
     @Test func timestampsAlwaysHaveMilliseconds() {
         #expect(LedgerEventComposer.timestamp(Self.time(0)) == "2023-11-14T22:13:20.000Z")
         #expect(LedgerEventComposer.timestamp(Self.time(7)) == "2023-11-14T22:13:20.007Z")
