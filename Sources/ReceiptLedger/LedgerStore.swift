@@ -61,28 +61,3 @@ public protocol LedgerStore: Sendable {
     /// Releases connections; the store is not used afterwards.
     func close() async
 }
-
-// SCAFFOLDING (issue 27, removed when both stores implement the outbox): lets the delivery side build meanwhile.
-extension LedgerStore {
-    public func claimEvents(owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int)
-        async throws(LedgerError) -> [LedgerEvent]
-    {
-        throw LedgerError(.unavailable, "this store keeps no events yet")
-    }
-
-    public func settleEvent(id: String, owner: String, _ settlement: LedgerEventSettlement) async throws(LedgerError) {
-        throw LedgerError(.unavailable, "this store keeps no events yet")
-    }
-
-    public func events(_ query: LedgerEventQuery) async throws(LedgerError) -> [LedgerEvent] {
-        throw LedgerError(.unavailable, "this store keeps no events yet")
-    }
-
-    public func requeueEvents(ids: [String]?, now: ReceiptDate) async throws(LedgerError) -> Int {
-        throw LedgerError(.unavailable, "this store keeps no events yet")
-    }
-
-    public func pendingEvents() async throws(LedgerError) -> (count: Int, oldest: ReceiptDate?) {
-        throw LedgerError(.unavailable, "this store keeps no events yet")
-    }
-}

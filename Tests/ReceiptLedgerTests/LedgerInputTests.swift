@@ -126,6 +126,23 @@ import Testing
             throw LedgerError(.unavailable, "gone")
         }
         func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry] { [] }
+        func claimEvents(owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int)
+            async throws(LedgerError) -> [LedgerEvent]
+        {
+            throw LedgerError(.unavailable, "gone")
+        }
+        func settleEvent(id: String, owner: String, _ settlement: LedgerEventSettlement) async throws(LedgerError) {
+            throw LedgerError(.unavailable, "gone")
+        }
+        func events(_ query: LedgerEventQuery) async throws(LedgerError) -> [LedgerEvent] {
+            throw LedgerError(.unavailable, "gone")
+        }
+        func requeueEvents(ids: [String]?, now: ReceiptDate) async throws(LedgerError) -> Int {
+            throw LedgerError(.unavailable, "gone")
+        }
+        func pendingEvents() async throws(LedgerError) -> (count: Int, oldest: ReceiptDate?) {
+            throw LedgerError(.unavailable, "gone")
+        }
         func close() async {}
     }
 }

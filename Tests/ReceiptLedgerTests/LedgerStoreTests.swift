@@ -43,8 +43,10 @@ import Testing
             }
         }
 
-        func open() async throws -> any LedgerStore {
-            guard let store = try await Ledger.openStore(location, logger: LedgerStoreTests.logger) else {
+        func open(_ options: LedgerStoreOptions = LedgerStoreOptions()) async throws -> any LedgerStore {
+            guard
+                let store = try await Ledger.openStore(location, options: options, logger: LedgerStoreTests.logger)
+            else {
                 throw LedgerError(.invalidLocation, "none")
             }
             return store

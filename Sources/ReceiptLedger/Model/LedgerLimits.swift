@@ -11,6 +11,8 @@
 /// | account | 1-256 bytes of UTF-8 without U+0000 (``LedgerEntry/isValidAccount(_:)``) |
 /// | notification id | 1-128 bytes, the same as an identifier plus `:` |
 /// | a V1 notification's unsigned hints | up to ``maximumHintsLength`` bytes of JSON |
+/// | an event lease's owner (a replica's id) | 1-256 bytes of UTF-8 without control characters |
+/// | an event delivery's error | cut to ``maximumEventErrorLength`` bytes, control characters made spaces |
 public enum LedgerLimits {
     /// The longest transaction id, original transaction id or web order line item id, in bytes.
     public static let maximumIdentifierLength = 64
@@ -23,6 +25,30 @@ public enum LedgerLimits {
     /// The most a V1 notification's unsigned members take in the ledger, in bytes of JSON; larger ones are
     /// recorded as `{"verified":false,"omitted_bytes":N}`.
     public static let maximumHintsLength = 16 * 1024
+
+    /// The longest error an event's delivery keeps (``LedgerEvent/lastError``), in UTF-8 bytes.
+    package static let maximumEventErrorLength = 1024
+    /// The most events one ``LedgerStore/claimEvents(owner:now:leaseUntil:limit:)`` leases.
+    package static let maximumEventClaim = 1000
+
+    /// Whether `owner` names a replica that may lease events: 1-256 bytes of UTF-8 without control characters.
+    package static func isLeaseOwner(_ owner: String) -> Bool {
+        !owner.isEmpty && isText(owner, maximum: maximumTokenLength)
+    }
+
+    /// A delivery's error as an event keeps it: control characters (and U+0000, which PostgreSQL's text cannot
+    /// hold) made spaces, cut at a character boundary to ``maximumEventErrorLength`` bytes.
+    package static func eventError(_ text: String) -> String {
+        var kept = ""
+        var length = 0
+        for scalar in text.unicodeScalars {
+            let clean = scalar.value < 0x20 || scalar.value == 0x7F ? " " : scalar
+            length += String(clean).utf8.count
+            guard length <= maximumEventErrorLength else { break }
+            kept.unicodeScalars.append(clean)
+        }
+        return kept
+    }
 
     /// Whether `text` is a transaction id, original transaction id or web order line item id the ledger takes.
     public static func isIdentifier(_ text: some StringProtocol) -> Bool {

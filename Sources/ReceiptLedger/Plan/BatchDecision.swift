@@ -1,3 +1,4 @@
+import ReceiptModel
 import ReceiptVerification
 
 /// ``LedgerPlan/decide(_:snapshot:)`` one verification at a time: the state as the batch's earlier verifications
@@ -11,9 +12,21 @@ struct BatchDecision {
     /// Transaction id → its position in ``LedgerChanges/inserts`` or ``LedgerChanges/updates``.
     private var inserted: [String: Int] = [:]
     private var updated: [String: Int] = [:]
+    /// Whether to decide events (``LedgerChanges/events``).
+    private let recordsEvents: Bool
+    /// Original transaction id → the ids of the transactions under it in ``state``, kept only when recording events:
+    /// an entitlement is computed from its purchase's whole group.
+    private var members: [String: Set<String>] = [:]
 
-    init(snapshot: LedgerSnapshot) {
+    /// - Parameter recordsEvents: whether to decide events; then `snapshot` holds every transaction, owner and
+    ///   renewal state under the original transaction ids the batch touches (``LedgerPlan/keys(of:recordsEvents:)``).
+    init(snapshot: LedgerSnapshot, recordsEvents: Bool = false) {
         state = snapshot
+        self.recordsEvents = recordsEvents
+        guard recordsEvents else { return }
+        for transaction in snapshot.transactions.values {
+            members[transaction.originalTransactionID, default: []].insert(transaction.transactionID)
+        }
     }
 
     /// Decides one verification after those before it; its audit entry and writes join the batch's.
@@ -29,11 +42,22 @@ struct BatchDecision {
         }
         let transactions = entry.verdict == .valid ? LedgerPlan.unique(entry.transactions) : []
         let conflicts = LedgerPlan.conflicts(of: transactions, account: entry.account, owners: state.owners)
+        if recordsEvents, let account = entry.account {
+            for conflict in conflicts {
+                let first = transactions.first { $0.originalTransactionID == conflict.originalTransactionID }
+                changes.events.append(
+                    LedgerEventComposer.conflict(conflict, account: account, transaction: first, at: entry.time))
+            }
+        }
         if !conflicts.isEmpty && entry.onConflict == .reject {
             let outcome = LedgerOutcome(conflicts: conflicts, isRejected: true)
             audit(entry, outcome, verdict: .invalid, reason: LedgerPlan.conflictCode)
             return outcome
         }
+        // The entitlements the verification may change, as they were before it, at its own instant (so that time
+        // passing alone changes none).
+        let affected = recordsEvents ? Self.affected(transactions, entry.renewals) : []
+        let before = affected.map { entitlement(of: $0, at: entry.time) }
         if let account = entry.account {
             for original in Set(transactions.map(\.originalTransactionID)).sorted() where state.owners[original] == nil
             {
@@ -44,6 +68,17 @@ struct BatchDecision {
         var outcome = LedgerOutcome(conflicts: conflicts)
         for transaction in transactions { record(transaction, of: entry, into: &outcome) }
         if entry.verdict == .valid { apply(entry.renewals, into: &outcome) }
+        for (original, previous) in zip(affected, before) {
+            guard let after = entitlement(of: original, at: entry.time), after.state != previous?.state else {
+                continue
+            }
+            let cause = transactions.last { $0.originalTransactionID == original }
+            changes.events.append(
+                LedgerEventComposer.entitlementChanged(
+                    after, previous: previous?.state, transactionID: cause?.transactionID,
+                    owner: state.owners[original],
+                    at: entry.time))
+        }
         changes.touchTime = max(changes.touchTime ?? entry.time, entry.time)
         audit(entry, outcome, verdict: entry.verdict, reason: entry.reason)
         return outcome
@@ -73,11 +108,28 @@ struct BatchDecision {
             inserted[id] = changes.inserts.count
             changes.inserts.append(transaction)
             if let token = transaction.appAccountToken { changes.accountTokens.append((id, token)) }
+            if recordsEvents {
+                members[transaction.originalTransactionID, default: []].insert(id)
+                changes.events.append(LedgerEventComposer.purchaseNew(transaction, owner: owner, at: entry.time))
+                if let revocation = transaction.cancellationDate {
+                    changes.events.append(
+                        LedgerEventComposer.refund(
+                            transaction, revocation: revocation, reversed: false, owner: owner, at: entry.time))
+                }
+            }
             // A notification's answer lists what it recorded first, which consumes no one's "new".
             if isOwner || withoutAccount || !reportsNew { outcome.newTransactionIDs.append(id) }
             return
         }
         var merged = held.merged(with: sighting)
+        // Where a refund is recorded or lifted (``LedgerTransaction/merged(with:)`` decides which statement wins).
+        if recordsEvents, (held.cancellationDate == nil) != (merged.cancellationDate == nil) {
+            let reversed = merged.cancellationDate == nil
+            changes.events.append(
+                LedgerEventComposer.refund(
+                    merged, revocation: reversed ? held.cancellationDate : merged.cancellationDate, reversed: reversed,
+                    owner: owner, at: entry.time))
+        }
         if isOwner, !held.reportedToOwner {
             merged.reportedToOwner = true
             outcome.newTransactionIDs.append(id)
@@ -126,6 +178,23 @@ struct BatchDecision {
             changes.renewals.removeAll { $0.originalTransactionID == original }
             changes.renewals.append(renewal)
         }
+    }
+
+    /// The original transaction ids whose entitlements a verification may change: of its transactions, then of
+    /// its renewal states, each once, in that order.
+    private static func affected(_ transactions: [LedgerTransaction], _ renewals: [LedgerRenewal]) -> [String] {
+        var seen = Set<String>()
+        return (transactions.map(\.originalTransactionID) + renewals.map(\.originalTransactionID)).filter {
+            seen.insert($0).inserted
+        }
+    }
+
+    /// The entitlement of the purchase `original` at `instant`, from every transaction and the renewal state
+    /// ``state`` holds under it; `nil` for none (a consumable, or nothing held).
+    private func entitlement(of original: String, at instant: ReceiptDate) -> Entitlement? {
+        let group = (members[original] ?? []).compactMap { state.transactions[$0] }
+        guard !group.isEmpty else { return nil }
+        return Entitlements.compute(group, renewals: state.renewals[original].map { [$0] } ?? [], at: instant).first
     }
 
     private mutating func audit(

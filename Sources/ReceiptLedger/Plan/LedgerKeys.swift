@@ -9,7 +9,8 @@ package struct LedgerKeys: Sendable, Hashable {
     /// The original transaction ids of the batch's renewal states and of the subscriptions it reads back: the
     /// store reads their renewal states.
     package var renewalIDs: [String] = []
-    /// The original transaction ids whose subscriptions entries read back (``LedgerEntry/readsSubscriptions``):
+    /// The original transaction ids whose subscriptions entries read back (``LedgerEntry/readsSubscriptions``),
+    /// and, when the batch records events, every one it touches (an entitlement is computed from its whole group):
     /// the store reads *every* transaction it holds under them.
     package var subscriptionIDs: [String] = []
     /// The notifications the batch records: the store reads which it already holds.

@@ -10,12 +10,18 @@ import ReceiptVerification
 /// a batch equivalent to the same verifications committed one at a time in that order.
 package enum LedgerPlan {
     /// What a store reads first for `entries`.
-    package static func keys(of entries: [LedgerEntry]) -> LedgerKeys {
+    /// - Parameter recordsEvents: whether the batch's events are decided too (``LedgerStoreOptions/recordsEvents``):
+    ///   then the store also reads every transaction, the owner and the renewal state under each original
+    ///   transaction id the batch touches, which an entitlement's state before and after depends on. Only then,
+    ///   so a ledger without a webhook pays for none of it.
+    package static func keys(of entries: [LedgerEntry], recordsEvents: Bool = false) -> LedgerKeys {
         var transactionIDs = Set<String>()
         var owned = Set<String>()
         var renewed = Set<String>()
         var subscriptions = Set<String>()
         var notifications = Set<String>()
+        // Original transaction ids whose whole group the events need (see `recordsEvents`).
+        var groups = Set<String>()
         for entry in entries {
             subscriptions.formUnion(entry.readsSubscriptions)
             guard entry.verdict == .valid else { continue }
@@ -29,7 +35,14 @@ package enum LedgerPlan {
             }
             for renewal in entry.renewals { renewed.insert(renewal.originalTransactionID) }
             if let notification = entry.notification { notifications.insert(notification.id) }
+            if recordsEvents {
+                let touched =
+                    entry.transactions.map(\.originalTransactionID) + entry.renewals.map(\.originalTransactionID)
+                groups.formUnion(touched)
+                owned.formUnion(touched)
+            }
         }
+        subscriptions.formUnion(groups)
         renewed.formUnion(subscriptions)
         return LedgerKeys(
             transactionIDs: transactionIDs.sorted(), ownerIDs: owned.sorted(), renewalIDs: renewed.sorted(),
@@ -37,9 +50,14 @@ package enum LedgerPlan {
     }
 
     /// Decides a batch.
+    /// - Parameters:
+    ///   - snapshot: what the store read for ``keys(of:recordsEvents:)`` with the same `recordsEvents`.
+    ///   - recordsEvents: whether to decide the batch's events (``LedgerChanges/events``) too.
     /// - Returns: the writes, and one outcome per entry, in order.
-    package static func decide(_ entries: [LedgerEntry], snapshot: LedgerSnapshot) -> (LedgerChanges, [LedgerOutcome]) {
-        var batch = BatchDecision(snapshot: snapshot)
+    package static func decide(
+        _ entries: [LedgerEntry], snapshot: LedgerSnapshot, recordsEvents: Bool = false
+    ) -> (LedgerChanges, [LedgerOutcome]) {
+        var batch = BatchDecision(snapshot: snapshot, recordsEvents: recordsEvents)
         var outcomes: [LedgerOutcome] = []
         outcomes.reserveCapacity(entries.count)
         for entry in entries { outcomes.append(batch.decide(entry)) }

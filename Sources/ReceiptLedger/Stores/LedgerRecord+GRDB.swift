@@ -37,3 +37,7 @@ extension AuditRecord: FetchableRecord {
 extension AccountTokenRecord: FetchableRecord {
     init(row: Row) throws { try self.init(reading: row) }
 }
+
+extension EventRecord: FetchableRecord {
+    init(row: Row) throws { try self.init(reading: row) }
+}

@@ -22,13 +22,19 @@
 ///   for rows written before.
 /// - `ledger_notifications_latest`: V2 rows by app, environment and signed date (a partial index: V1 rows are not
 ///   in it), so the latest signed date of an app's notifications in an environment is one index lookup.
+/// Version 5 (events out, a transactional outbox):
+/// - `ledger_events`: one row per event (``LedgerEvent``), written in the transaction of the facts that cause it.
+///   `seq` numbers them in commit order (SQLite `AUTOINCREMENT`, PostgreSQL `bigserial`, assigned under the writer
+///   lock); `event_id` is the receivers' deduplication key. `ledger_events_due` finds what is pending and due,
+///   `ledger_events_key` (of pending events only) a key's earliest pending event (the head that holds the key's later events back),
+///   `ledger_events_created` lists by creation time.
 /// Dates are milliseconds since 1970 (UTC), as Apple writes them.
 enum LedgerSchema {
     enum Dialect { case sqlite, postgres }
 
     /// The migrations, oldest first; index + 1 is the version.
     static func migrations(_ dialect: Dialect) -> [[String]] {
-        [version1(dialect), version2(dialect), version3(dialect), version4()]
+        [version1(dialect), version2(dialect), version3(dialect), version4(), version5(dialect)]
     }
 
     static var latestVersion: Int { migrations(.sqlite).count }
@@ -176,6 +182,35 @@ enum LedgerSchema {
             "ALTER TABLE ledger_notifications ADD COLUMN environment TEXT",
             "CREATE INDEX ledger_notifications_latest ON ledger_notifications (bundle_id, environment, signed_date_ms) "
                 + "WHERE version = '2'",
+        ]
+    }
+
+    private static func version5(_ dialect: Dialect) -> [String] {
+        let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+        let sequence = dialect == .sqlite ? "seq INTEGER PRIMARY KEY AUTOINCREMENT" : "seq BIGSERIAL PRIMARY KEY"
+        return [
+            """
+            CREATE TABLE ledger_events (
+                \(sequence),
+                event_id TEXT NOT NULL UNIQUE,
+                kind TEXT NOT NULL,
+                event_key TEXT NOT NULL,
+                created_ms \(integer) NOT NULL,
+                body TEXT NOT NULL,
+                state TEXT NOT NULL,
+                attempts \(integer) NOT NULL DEFAULT 0,
+                next_attempt_ms \(integer) NOT NULL,
+                max_age_from_ms \(integer) NOT NULL,
+                last_error TEXT,
+                lease_owner TEXT,
+                lease_until_ms \(integer),
+                settled_ms \(integer)
+            )
+            """,
+            "CREATE INDEX ledger_events_due ON ledger_events (state, next_attempt_ms)",
+            // Partial: only pending events can hold a key back, and delivered ones pile up.
+            "CREATE INDEX ledger_events_key ON ledger_events (event_key, seq) WHERE state = 'pending'",
+            "CREATE INDEX ledger_events_created ON ledger_events (created_ms)",
         ]
     }
 

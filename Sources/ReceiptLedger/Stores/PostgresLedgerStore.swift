@@ -25,6 +25,8 @@ public final class PostgresLedgerStore: LedgerStore {
     let logger: Logger
     /// The longest one call (a batch's whole transaction, a read) may take.
     public let deadline: Duration
+    /// Whether commits write events (``LedgerStoreOptions/recordsEvents``).
+    private let recordsEvents: Bool
 
     /// The advisory lock every batch holds; an arbitrary constant of this project ("RcptLedg").
     static let writerLockKey: Int64 = 0x5263_7074_4C65_6467
@@ -59,6 +61,7 @@ public final class PostgresLedgerStore: LedgerStore {
         self.client = client
         self.logger = logger
         self.deadline = deadline
+        recordsEvents = options.recordsEvents
         runner = Task { await client.run() }
         guard !options.readOnly else { return }
         do {
@@ -123,12 +126,15 @@ public final class PostgresLedgerStore: LedgerStore {
 
     public func commit(_ entries: [LedgerEntry]) async throws(LedgerError) -> [LedgerOutcome] {
         let logger = logger
+        let recordsEvents = recordsEvents
         do {
             return try await withDeadline { leased in
                 try await leased.withTransaction(logger: logger) { connection in
                     try await connection.query("SELECT pg_advisory_xact_lock(\(Self.writerLockKey))", logger: logger)
-                    let snapshot = try await Self.snapshot(connection, LedgerPlan.keys(of: entries), logger: logger)
-                    let (changes, outcomes) = LedgerPlan.decide(entries, snapshot: snapshot)
+                    let keys = LedgerPlan.keys(of: entries, recordsEvents: recordsEvents)
+                    let snapshot = try await Self.snapshot(connection, keys, logger: logger)
+                    let (changes, outcomes) = LedgerPlan.decide(
+                        entries, snapshot: snapshot, recordsEvents: recordsEvents)
                     try await Self.apply(changes, connection, logger: logger)
                     return outcomes
                 }
@@ -225,6 +231,11 @@ public final class PostgresLedgerStore: LedgerStore {
                 PostgresStatements.insertAudits, changes.audits.map(AuditRecord.init), capacity: 300, connection,
                 logger: logger)
         }
+        if !changes.events.isEmpty {
+            try await insert(
+                PostgresStatements.insertEvents, changes.events.map(EventRecord.init), capacity: 900, connection,
+                logger: logger)
+        }
     }
 
     /// Runs `statement` with `records` bound as `$1`, one JSON array (``PostgresStatements/records(_:capacity:)``).
@@ -253,6 +264,127 @@ public final class PostgresLedgerStore: LedgerStore {
         var bindings = PostgresBindings()
         bindings.append(value)
         return bindings
+    }
+
+    // MARK: - Events
+
+    public func claimEvents(owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int)
+        async throws(LedgerError) -> [LedgerEvent]
+    {
+        guard LedgerLimits.isLeaseOwner(owner) else {
+            throw LedgerError(.invalidEntry, "a lease owner is 1-256 bytes of UTF-8 without control characters")
+        }
+        let count = min(limit, LedgerLimits.maximumEventClaim)
+        guard count > 0 else { return [] }
+        var bindings = Self.binds(owner)
+        bindings.append(leaseUntil.millisecondsSince1970)
+        bindings.append(now.millisecondsSince1970)
+        bindings.append(Int64(count))
+        let statement = PostgresQuery(unsafeSQL: PostgresStatements.claimEvents, binds: bindings)
+        let events = try await eventsWrite(statement)
+        // RETURNING follows no order: the deliverer gets them oldest first.
+        return events.sorted { $0.sequence < $1.sequence }
+    }
+
+    public func settleEvent(id: String, owner: String, _ settlement: LedgerEventSettlement) async throws(LedgerError) {
+        let sql: String
+        let time: ReceiptDate
+        let error: String?
+        switch settlement {
+        case .delivered(let at): (sql, time, error) = (PostgresStatements.settleDelivered, at, nil)
+        case .retry(let at, let text): (sql, time, error) = (PostgresStatements.settleRetry, at, text)
+        case .failed(let at, let text): (sql, time, error) = (PostgresStatements.settleFailed, at, text)
+        }
+        // Text PostgreSQL would refuse (U+0000) names no lease: the settlement is ignored, as a stale owner's is.
+        guard LedgerLimits.isLeaseOwner(owner), LedgerLimits.isText(id, maximum: LedgerLimits.maximumTokenLength)
+        else { return }
+        var bindings = Self.binds(time.millisecondsSince1970)
+        bindings.append(id)
+        bindings.append(owner)
+        if let error { bindings.append(LedgerLimits.eventError(error)) }
+        _ = try await eventsWrite(PostgresQuery(unsafeSQL: sql, binds: bindings))
+    }
+
+    public func events(_ query: LedgerEventQuery) async throws(LedgerError) -> [LedgerEvent] {
+        var conditions: [String] = []
+        var bindings = PostgresBindings()
+        if query.onlyFailed { conditions.append(PostgresStatements.eventsFailed) }
+        if let since = query.since {
+            bindings.append(since.millisecondsSince1970)
+            conditions.append(PostgresStatements.eventsSince + String(bindings.count))
+        }
+        var sql = PostgresStatements.events
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        sql += PostgresStatements.eventOrder
+        bindings.append(Int64(max(0, query.limit)))
+        sql += " LIMIT $\(bindings.count)"
+        let statement = PostgresQuery(unsafeSQL: sql, binds: bindings)
+        let logger = logger
+        return try await read { connection in
+            let rows = try await connection.query(statement, logger: logger)
+            var events: [LedgerEvent] = []
+            for try await row in rows { events.append(try EventRecord(reading: row.makeRandomAccess()).event) }
+            return events
+        }
+    }
+
+    public func requeueEvents(ids: [String]?, now: ReceiptDate) async throws(LedgerError) -> Int {
+        // An id outside the limits (U+0000 included, which PostgreSQL's text refuses) names no event the ledger wrote.
+        let wanted = ids.map { $0.filter { LedgerLimits.isText($0, maximum: LedgerLimits.maximumTokenLength) } }
+        if let wanted, wanted.isEmpty { return 0 }
+        var bindings = Self.binds(now.millisecondsSince1970)
+        if let wanted { bindings.append(wanted) }
+        let statement = PostgresQuery(
+            unsafeSQL: wanted == nil ? PostgresStatements.requeueFailed : PostgresStatements.requeueIDs,
+            binds: bindings)
+        let logger = logger
+        do {
+            return try await withDeadline { connection in
+                var count = 0
+                for try await _ in try await connection.query(statement, logger: logger) { count += 1 }
+                return count
+            }
+        } catch {
+            throw Self.eventsFailure(error)
+        }
+    }
+
+    public func pendingEvents() async throws(LedgerError) -> (count: Int, oldest: ReceiptDate?) {
+        let logger = logger
+        let (count, oldest) = try await read { connection -> (Int64, Int64?) in
+            var found: (Int64, Int64?) = (0, nil)
+            for try await (count, oldest) in try await connection.query(
+                PostgresQuery(unsafeSQL: PostgresStatements.pendingEvents), logger: logger
+            ).decode((Int64, Int64?).self) {
+                found = (count, oldest)
+            }
+            return found
+        }
+        return (Int(clamping: count), TransactionRecord.date(oldest))
+    }
+
+    /// Runs one statement that changes events (its own transaction), returning the event rows it returns.
+    private func eventsWrite(_ statement: PostgresQuery) async throws(LedgerError) -> [LedgerEvent] {
+        let logger = logger
+        do {
+            return try await withDeadline { connection in
+                var events: [LedgerEvent] = []
+                for try await row in try await connection.query(statement, logger: logger) {
+                    let cells = row.makeRandomAccess()
+                    // A settlement returns no rows; a claim returns the leased events.
+                    guard cells.contains(EventRecord.Column.body.name) else { continue }
+                    events.append(try EventRecord(reading: cells).event)
+                }
+                return events
+            }
+        } catch {
+            throw Self.eventsFailure(error)
+        }
+    }
+
+    private static func eventsFailure(_ error: any Error) -> LedgerError {
+        error as? LedgerError
+            ?? LedgerError(.unavailable, "the PostgreSQL ledger could not update its events: \(describe(error))")
     }
 
     // MARK: - Reads

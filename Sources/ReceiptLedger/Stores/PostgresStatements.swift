@@ -11,6 +11,7 @@ enum PostgresStatements {
     typealias Notification = NotificationRecord.Column
     typealias Token = AccountTokenRecord.Column
     typealias Audit = AuditRecord.Column
+    typealias Event = EventRecord.Column
 
     static let transactionsByID = "\(select(Transaction.self)) WHERE \(Transaction.transactionID.name) = ANY($1)"
     static let transactionsByIDOrOriginal = "\(transactionsByID) OR \(Transaction.originalTransactionID.name) = ANY($2)"
@@ -94,6 +95,63 @@ enum PostgresStatements {
         "(\(Audit.newTransactionIDs.name)::jsonb ? $\(id) OR \(Audit.conflicts.name)::jsonb @> $\(pattern)::jsonb)"
     }
     static let auditOrder = " ORDER BY \(Audit.sequence.name)"
+
+    /// The batch's events bound as `$1` (``records(_:capacity:)``), inserted in the array's order: the sequence
+    /// numbers them as they come (commit order: batches insert under the writer lock).
+    static let insertEvents =
+        "INSERT INTO \(Event.table) (\(Event.list(Event.inserted))) SELECT x.* FROM jsonb_array_elements($1::jsonb) "
+        + "WITH ORDINALITY AS r(value, n), LATERAL jsonb_to_record(r.value) AS x(\(Event.recordDefinition)) "
+        + "ORDER BY r.n"
+    private static let pending = "'\(LedgerEvent.State.pending.rawValue)'"
+    /// Leases to `$1` until `$2` up to `$4` events it may deliver at `$3`: pending, due, not under a live lease, and
+    /// the first pending event of their key (an earlier pending one, leased or not, holds it back; read from the
+    /// partial index `ledger_events_key`).
+    ///
+    /// The heads are locked `FOR UPDATE SKIP LOCKED` in the statement that leases them: a replica claiming at the
+    /// same time skips what this one locked, and one that reaches a head after this one committed re-checks the
+    /// row as committed (READ COMMITTED), whose live lease excludes it. An event is leased to one at a time.
+    static let claimEvents =
+        "UPDATE \(Event.table) AS u SET \(Event.leaseOwner.name) = $1, \(Event.leaseUntil.name) = $2 FROM ("
+        + "SELECT e.\(Event.sequence.name) FROM \(Event.table) AS e WHERE e.\(Event.state.name) = \(pending) "
+        + "AND e.\(Event.nextAttempt.name) <= $3 "
+        + "AND (e.\(Event.leaseUntil.name) IS NULL OR e.\(Event.leaseUntil.name) <= $3) "
+        + "AND NOT EXISTS (SELECT 1 FROM \(Event.table) AS p WHERE p.\(Event.key.name) = e.\(Event.key.name) "
+        + "AND p.\(Event.state.name) = \(pending) AND p.\(Event.sequence.name) < e.\(Event.sequence.name)) "
+        + "ORDER BY e.\(Event.sequence.name) LIMIT $4 FOR UPDATE OF e SKIP LOCKED) AS c "
+        + "WHERE u.\(Event.sequence.name) = c.\(Event.sequence.name) RETURNING \(Event.list(prefix: "u."))"
+    /// The condition of a settlement: event `$2`, still pending, leased to `$3`.
+    private static let leasedTo =
+        " WHERE \(Event.id.name) = $2 AND \(Event.leaseOwner.name) = $3 AND \(Event.state.name) = \(pending)"
+    /// Delivered at `$1`.
+    static let settleDelivered =
+        "UPDATE \(Event.table) SET \(Event.state.name) = '\(LedgerEvent.State.delivered.rawValue)', "
+        + "\(Event.attempts.name) = \(Event.attempts.name) + 1, \(Event.settled.name) = $1, "
+        + "\(Event.leaseUntil.name) = NULL" + leasedTo
+    /// To be tried again at `$1`, after the error `$4`; the lease released.
+    static let settleRetry =
+        "UPDATE \(Event.table) SET \(Event.attempts.name) = \(Event.attempts.name) + 1, "
+        + "\(Event.nextAttempt.name) = $1, \(Event.lastError.name) = $4, \(Event.leaseOwner.name) = NULL, "
+        + "\(Event.leaseUntil.name) = NULL" + leasedTo
+    /// Parked at `$1` after the error `$4`.
+    static let settleFailed =
+        "UPDATE \(Event.table) SET \(Event.state.name) = '\(LedgerEvent.State.failed.rawValue)', "
+        + "\(Event.attempts.name) = \(Event.attempts.name) + 1, \(Event.settled.name) = $1, "
+        + "\(Event.lastError.name) = $4, \(Event.leaseUntil.name) = NULL" + leasedTo
+    static let events = select(Event.self)
+    static let eventsFailed = "\(Event.state.name) = '\(LedgerEvent.State.failed.rawValue)'"
+    static let eventsSince = "\(Event.created.name) >= $"
+    static let eventOrder = " ORDER BY \(Event.sequence.name)"
+    /// Queues again, due at `$1`: the WHERE clause follows (``requeueIDs`` or ``requeueFailed``).
+    private static let requeue =
+        "UPDATE \(Event.table) SET \(Event.state.name) = \(pending), "
+        + "\(Event.nextAttempt.name) = $1, \(Event.maxAgeFrom.name) = $1, \(Event.leaseOwner.name) = NULL, "
+        + "\(Event.leaseUntil.name) = NULL, \(Event.settled.name) = NULL WHERE "
+    /// The events with the ids in `$2` that are not pending already (a pending one may be leased right now).
+    static let requeueIDs =
+        requeue + "\(Event.id.name) = ANY($2) AND \(Event.state.name) <> \(pending) RETURNING \(Event.sequence.name)"
+    static let requeueFailed = requeue + eventsFailed + " RETURNING \(Event.sequence.name)"
+    static let pendingEvents =
+        "SELECT COUNT(*)::bigint, MIN(\(Event.created.name)) FROM \(Event.table) WHERE \(Event.state.name) = \(pending)"
 
     private static func select<Column: LedgerColumn>(_: Column.Type) -> String {
         "SELECT \(Column.list()) FROM \(Column.table)"

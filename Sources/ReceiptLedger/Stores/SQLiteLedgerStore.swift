@@ -24,6 +24,8 @@ public final class SQLiteLedgerStore: LedgerStore {
     let pool: DatabasePool
     public let path: String
     private let syncEveryCommit: Bool
+    /// Whether commits write events (``LedgerStoreOptions/recordsEvents``).
+    private let recordsEvents: Bool
     /// The writer connection's `synchronous` setting: FULL (true) or NORMAL. Only the writer's queue reads and
     /// sets it; the mutex makes that visible to the compiler.
     private let synchronousFull = Mutex(true)
@@ -33,6 +35,7 @@ public final class SQLiteLedgerStore: LedgerStore {
     public init(path: String, options: LedgerStoreOptions = LedgerStoreOptions()) throws(LedgerError) {
         self.path = path
         syncEveryCommit = options.syncEveryCommit
+        recordsEvents = options.recordsEvents
         var configuration = Configuration()
         let wait = options.busyTimeout.components
         configuration.busyMode = .timeout(Double(wait.seconds) + Double(wait.attoseconds) / 1e18)
@@ -127,9 +130,12 @@ public final class SQLiteLedgerStore: LedgerStore {
                 var outcomes: [LedgerOutcome]?
                 var needsFull = syncEveryCommit
                 try Self.immediateTransaction(db) {
-                    let snapshot = try Self.snapshot(db, LedgerPlan.keys(of: entries))
-                    let (changes, decided) = LedgerPlan.decide(entries, snapshot: snapshot)
-                    needsFull = needsFull || changes.changesFacts
+                    let keys = LedgerPlan.keys(of: entries, recordsEvents: recordsEvents)
+                    let snapshot = try Self.snapshot(db, keys)
+                    let (changes, decided) = LedgerPlan.decide(
+                        entries, snapshot: snapshot, recordsEvents: recordsEvents)
+                    // An event is a promise to the app's backend: it survives a power loss as the facts do.
+                    needsFull = needsFull || changes.changesFacts || !changes.events.isEmpty
                     if needsFull && !full { return false }
                     try Self.apply(changes, db)
                     outcomes = decided
@@ -243,6 +249,13 @@ public final class SQLiteLedgerStore: LedgerStore {
             }
         }
         try appendAudits(changes.audits, db)
+        if !changes.events.isEmpty {
+            // In the batch's order: the database numbers them as they come (commit order).
+            let insert = try db.cachedStatement(sql: SQLiteStatements.insertEvent)
+            for event in changes.events {
+                try insert.execute(arguments: SQLiteStatements.arguments(EventRecord(event)))
+            }
+        }
     }
 
     /// The batch's audit entries, one insert each, bound with SQLite's own calls (``SQLiteRawStatement``): this
@@ -263,6 +276,116 @@ public final class SQLiteLedgerStore: LedgerStore {
             db.cachedStatement(sql: SQLiteStatements.renewalsByOriginal),
             arguments: [LedgerColumnJSON.column(ids: originalTransactionIDs)]
         ).map(\.renewal)
+    }
+
+    // MARK: - Events
+
+    public func claimEvents(owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int)
+        async throws(LedgerError) -> [LedgerEvent]
+    {
+        guard LedgerLimits.isLeaseOwner(owner) else {
+            throw LedgerError(.invalidEntry, "a lease owner is 1-256 bytes of UTF-8 without control characters")
+        }
+        let count = min(limit, LedgerLimits.maximumEventClaim)
+        guard count > 0 else { return [] }
+        // On the writer, in one immediate transaction: deliverers of this process and of others sharing the file
+        // claim one at a time, so an event is leased to one of them at most.
+        return try await writeEvents { db in
+            let events = try EventRecord.fetchAll(
+                db.cachedStatement(sql: SQLiteStatements.claimableEvents),
+                arguments: [now.millisecondsSince1970, count]
+            ).map(\.event)
+            guard !events.isEmpty else { return [] }
+            try db.cachedStatement(sql: SQLiteStatements.leaseEvents).execute(arguments: [
+                owner, leaseUntil.millisecondsSince1970, LedgerColumnJSON.column(ids: events.map(\.id)),
+            ])
+            return events
+        }
+    }
+
+    public func settleEvent(id: String, owner: String, _ settlement: LedgerEventSettlement) async throws(LedgerError) {
+        let (sql, time, error) = Self.settlement(settlement)
+        var arguments: StatementArguments = [time.millisecondsSince1970, id, owner]
+        if let error { arguments += [LedgerLimits.eventError(error)] }
+        let bound = arguments
+        // An owner whose lease was taken over (or an unknown id) matches no row: the settlement is ignored.
+        _ = try await writeEvents { db in try db.cachedStatement(sql: sql).execute(arguments: bound) }
+    }
+
+    /// The statement of a settlement, its instant and its error (none for a delivery).
+    private static func settlement(_ settlement: LedgerEventSettlement) -> (String, ReceiptDate, String?) {
+        switch settlement {
+        case .delivered(let at): (SQLiteStatements.settleDelivered, at, nil)
+        case .retry(let at, let error): (SQLiteStatements.settleRetry, at, error)
+        case .failed(let at, let error): (SQLiteStatements.settleFailed, at, error)
+        }
+    }
+
+    public func events(_ query: LedgerEventQuery) async throws(LedgerError) -> [LedgerEvent] {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if query.onlyFailed { conditions.append(SQLiteStatements.eventsFailed) }
+        if let since = query.since {
+            conditions.append(SQLiteStatements.eventsSince)
+            arguments += [since.millisecondsSince1970]
+        }
+        var sql = SQLiteStatements.events
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        sql += SQLiteStatements.eventOrder
+        arguments += [max(0, query.limit)]
+        let statement = sql
+        let bound = arguments
+        return try await read { db in
+            try EventRecord.fetchAll(db, sql: statement, arguments: bound).map(\.event)
+        }
+    }
+
+    public func requeueEvents(ids: [String]?, now: ReceiptDate) async throws(LedgerError) -> Int {
+        // An id outside the limits names no event the ledger wrote.
+        let wanted = ids.map { $0.filter { LedgerLimits.isText($0, maximum: LedgerLimits.maximumTokenLength) } }
+        if let wanted, wanted.isEmpty { return 0 }
+        return try await writeEvents { db in
+            if let wanted {
+                try db.cachedStatement(sql: SQLiteStatements.requeueIDs).execute(arguments: [
+                    now.millisecondsSince1970, LedgerColumnJSON.column(ids: wanted),
+                ])
+            } else {
+                try db.cachedStatement(sql: SQLiteStatements.requeueFailed).execute(arguments: [
+                    now.millisecondsSince1970
+                ])
+            }
+            return db.changesCount
+        }
+    }
+
+    public func pendingEvents() async throws(LedgerError) -> (count: Int, oldest: ReceiptDate?) {
+        let (count, oldest) = try await read { db -> (Int64, Int64?) in
+            guard let row = try Row.fetchOne(db, sql: SQLiteStatements.pendingEvents) else { return (0, nil) }
+            let count: Int64? = row[0]
+            let oldest: Int64? = row[1]
+            return (count ?? 0, oldest)
+        }
+        return (Int(clamping: count), TransactionRecord.date(oldest))
+    }
+
+    /// Runs `body` on the writer in one immediate transaction, committed when it returns.
+    private func writeEvents<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T)
+        async throws(LedgerError) -> T
+    {
+        do {
+            return try await pool.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    return .commit
+                }
+                guard let result else { throw LedgerError(.unavailable, "the events' transaction returned nothing") }
+                return result
+            }
+        } catch {
+            throw error as? LedgerError
+                ?? LedgerError(.unavailable, "the SQLite ledger could not update its events: \(Self.describe(error))")
+        }
     }
 
     // MARK: - Reads

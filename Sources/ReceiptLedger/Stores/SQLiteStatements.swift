@@ -10,6 +10,7 @@ enum SQLiteStatements {
     typealias Notification = NotificationRecord.Column
     typealias Token = AccountTokenRecord.Column
     typealias Audit = AuditRecord.Column
+    typealias Event = EventRecord.Column
 
     /// `IN (SELECT value FROM json_each(?))`: membership in a bound JSON array of ids.
     private static let inIDs = "IN (SELECT value FROM json_each(?))"
@@ -77,6 +78,60 @@ enum SQLiteStatements {
         + "json_each(\(Audit.conflicts.name)) AS c, json_each(c.value, '$.transaction_ids') AS t WHERE t.value = ?))"
     static let auditOrder = " ORDER BY \(Audit.sequence.name)"
 
+    static let insertEvent = insert(Event.self)
+    /// The events ``SQLiteLedgerStore/claimEvents(owner:now:leaseUntil:limit:)`` may lease at `?1` (at most `?2`):
+    /// pending, due, not under a live lease, and the first pending event of their key (``pendingHead``).
+    static let claimableEvents =
+        "\(select(Event.self, alias: "e")) WHERE e.\(Event.state.name) = '\(LedgerEvent.State.pending.rawValue)' "
+        + "AND e.\(Event.nextAttempt.name) <= ?1 "
+        + "AND (e.\(Event.leaseUntil.name) IS NULL OR e.\(Event.leaseUntil.name) <= ?1) AND \(pendingHead) "
+        + "ORDER BY e.\(Event.sequence.name) LIMIT ?2"
+    /// No earlier pending event of the same key (leased or not, due or not) holds `e` back; parked and delivered
+    /// ones do not. Read from the partial index `ledger_events_key`, whose condition it states.
+    static let pendingHead =
+        "NOT EXISTS (SELECT 1 FROM \(Event.table) AS p WHERE p.\(Event.key.name) = e.\(Event.key.name) "
+        + "AND p.\(Event.state.name) = '\(LedgerEvent.State.pending.rawValue)' "
+        + "AND p.\(Event.sequence.name) < e.\(Event.sequence.name))"
+    /// Leases the events whose ids are in `?3` to `?1` until `?2`.
+    static let leaseEvents =
+        "UPDATE \(Event.table) SET \(Event.leaseOwner.name) = ?1, \(Event.leaseUntil.name) = ?2 "
+        + "WHERE \(Event.id.name) \(inIDs)"
+    /// The condition of a settlement: event `?2`, still pending, leased to `?3`.
+    private static let leasedTo =
+        " WHERE \(Event.id.name) = ?2 AND \(Event.leaseOwner.name) = ?3 "
+        + "AND \(Event.state.name) = '\(LedgerEvent.State.pending.rawValue)'"
+    /// Delivered at `?1`.
+    static let settleDelivered =
+        "UPDATE \(Event.table) SET \(Event.state.name) = '\(LedgerEvent.State.delivered.rawValue)', "
+        + "\(Event.attempts.name) = \(Event.attempts.name) + 1, \(Event.settled.name) = ?1, "
+        + "\(Event.leaseUntil.name) = NULL" + leasedTo
+    /// To be tried again at `?1`, after the error `?4`; the lease released.
+    static let settleRetry =
+        "UPDATE \(Event.table) SET \(Event.attempts.name) = \(Event.attempts.name) + 1, "
+        + "\(Event.nextAttempt.name) = ?1, \(Event.lastError.name) = ?4, \(Event.leaseOwner.name) = NULL, "
+        + "\(Event.leaseUntil.name) = NULL" + leasedTo
+    /// Parked at `?1` after the error `?4`.
+    static let settleFailed =
+        "UPDATE \(Event.table) SET \(Event.state.name) = '\(LedgerEvent.State.failed.rawValue)', "
+        + "\(Event.attempts.name) = \(Event.attempts.name) + 1, \(Event.settled.name) = ?1, "
+        + "\(Event.lastError.name) = ?4, \(Event.leaseUntil.name) = NULL" + leasedTo
+    static let events = select(Event.self)
+    static let eventsFailed = "\(Event.state.name) = '\(LedgerEvent.State.failed.rawValue)'"
+    static let eventsSince = "\(Event.created.name) >= ?"
+    static let eventOrder = " ORDER BY \(Event.sequence.name) LIMIT ?"
+    /// Queues again, due at `?1`: what follows is the WHERE clause (``requeueIDs`` or ``requeueFailed``).
+    static let requeue =
+        "UPDATE \(Event.table) SET \(Event.state.name) = '\(LedgerEvent.State.pending.rawValue)', "
+        + "\(Event.nextAttempt.name) = ?1, \(Event.maxAgeFrom.name) = ?1, \(Event.leaseOwner.name) = NULL, "
+        + "\(Event.leaseUntil.name) = NULL, \(Event.settled.name) = NULL WHERE "
+    /// The events with the ids in `?2` that are not pending already (a pending one may be leased right now).
+    static let requeueIDs =
+        requeue + "\(Event.id.name) \(inIDs) AND \(Event.state.name) <> '\(LedgerEvent.State.pending.rawValue)'"
+    static let requeueFailed = requeue + eventsFailed
+    static let pendingEvents =
+        "SELECT COUNT(*), MIN(\(Event.created.name)) FROM \(Event.table) "
+        + "WHERE \(Event.state.name) = '\(LedgerEvent.State.pending.rawValue)'"
+
     /// Whether the ledger holds any subscription state a receipt cannot show.
     static let holdsSubscriptionState =
         "SELECT EXISTS (SELECT 1 FROM \(Renewal.table)) OR EXISTS (SELECT 1 FROM \(Notification.table)) "
@@ -86,6 +141,11 @@ enum SQLiteStatements {
 
     private static func select<Column: LedgerColumn>(_: Column.Type) -> String {
         "SELECT \(Column.list()) FROM \(Column.table)"
+    }
+
+    /// `SELECT a.x, a.y FROM table AS a`.
+    private static func select<Column: LedgerColumn>(_: Column.Type, alias: String) -> String {
+        "SELECT \(Column.list(prefix: alias + ".")) FROM \(Column.table) AS \(alias)"
     }
 
     /// `INSERT INTO table (columns) VALUES (?, …)`, binding ``LedgerColumn/inserted`` in order.
