@@ -196,16 +196,43 @@ public final class WebhookDeliverer: Sendable {
         request.headers.add(name: "X-Receipt-Event-Type", value: event.kind.rawValue)
         request.headers.add(name: WebhookSigner.headerName, value: signature)
         request.body = .bytes(event.body)
+        // The whole attempt, reading the answer included, races the timeout on the injected clock: AsyncHTTPClient's
+        // deadline stops at the response head, and a receiver trickling its body must not outlast the lease.
+        let clock = clock
+        let timeout = configuration.timeout
+        let prepared = request
+        return await withTaskGroup(of: (status: Int?, failure: String?)?.self) { group in
+            group.addTask { await Self.post(prepared, client: client, timeout: timeout) }
+            group.addTask {
+                do {
+                    try await clock.sleep(for: timeout)
+                    return (nil, "timeout after \(timeout)")
+                } catch {
+                    return nil  // the attempt ended first
+                }
+            }
+            for await result in group {
+                guard let result else { continue }
+                group.cancelAll()
+                return result
+            }
+            return (nil, "cancelled")
+        }
+    }
+
+    /// One POST and its answer, drained (bounded) so the connection can be reused.
+    private static func post(_ request: HTTPClientRequest, client: HTTPClient, timeout: Duration) async -> (
+        status: Int?, failure: String?
+    ) {
         do {
             let response = try await client.execute(
-                request, timeout: .milliseconds(WebhookBackoff.milliseconds(configuration.timeout)),
-                logger: Self.quietLogger)
+                request, timeout: .milliseconds(WebhookBackoff.milliseconds(timeout)), logger: quietLogger)
             let status = Int(response.status.code)
-            // Drained (bounded) so the connection can be reused; what the receiver says is not needed.
-            _ = try? await response.body.collect(upTo: Self.maximumAnswerSize)
+            // What the receiver says is not needed; a larger answer only costs the connection.
+            _ = try? await response.body.collect(upTo: maximumAnswerSize)
             return (status, (200..<300).contains(status) ? nil : "HTTP \(status)")
         } catch {
-            return (nil, Self.describe(error, timeout: configuration.timeout))
+            return (nil, describe(error, timeout: timeout))
         }
     }
 

@@ -188,6 +188,31 @@ struct WebhookDeliveryTests {
         #expect(receiver.requests.count >= 2)
     }
 
+    /// AsyncHTTPClient's deadline ends at the response head: a receiver that answers 2xx at once and then trickles its
+    /// body must still not hold an attempt past its timeout (and so past its lease).
+    @Test func aReceiverTricklingItsAnswerCannotOutlastTheTimeout() async throws {
+        let receiver = WebhookReceiver { _ in (200, .zero) }
+        // The answer's body never ends until the test says so: without the bound, the round would wait for it until
+        // the suite's time limit fails the test.
+        receiver.trickleAnswers()
+        let port = try await receiver.start()
+        let clock = TestWebhookClock()
+        let store = InMemoryEventStore()
+        let event = Self.event("trickle", key: "account:t", clock: clock)
+        store.add([event])
+        let deliverer = try WebhookDeliverer(
+            configuration: Self.configuration(port: port, timeout: .seconds(1)), store: store, clock: clock,
+            logger: Self.quietLogger)
+
+        let claimed = try await Self.withClient { client in try await deliverer.deliverDue(client: client) }
+        #expect(claimed == 1)
+        let after = try #require(store.event(event.id))
+        #expect(after.state == .pending)
+        #expect(after.attempts == 1)
+        receiver.finishTrickles()
+        await receiver.stop()
+    }
+
     @Test func anEventOlderThanItsMaxAgeIsParkedAndAReplayQueuesItAgain() async throws {
         let receiver = WebhookReceiver { _ in (503, .zero) }
         let port = try await receiver.start()

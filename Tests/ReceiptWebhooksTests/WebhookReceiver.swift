@@ -29,6 +29,9 @@ final class WebhookReceiver: Sendable {
     static let signatureHeader = HTTPField.Name("X-Receipt-Signature")!  // a constant, valid token
 
     private let received = Mutex<[Received]>([])
+    /// When set, each answer's head and a first chunk go out at once, the rest of its body only after
+    /// ``finishTrickles()``.
+    private let trickles = Mutex(false)
     private let script: Mutex<Script>
     private let running = Mutex<(group: ServiceGroup, task: Task<Void, any Error>)?>(nil)
 
@@ -39,6 +42,12 @@ final class WebhookReceiver: Sendable {
     var requests: [Received] { received.withLock { $0 } }
 
     func setScript(_ script: @escaping Script) { self.script.withLock { $0 = script } }
+
+    /// Makes each answer's body trickle: its head at once, its end only when ``finishTrickles()`` is called.
+    func trickleAnswers() { trickles.withLock { $0 = true } }
+
+    /// Lets every trickling answer end.
+    func finishTrickles() { trickles.withLock { $0 = false } }
 
     /// Starts listening on 127.0.0.1:`port` (0 picks one); returns the port.
     func start(port: Int = 0) async throws -> Int {
@@ -55,7 +64,17 @@ final class WebhookReceiver: Sendable {
                 return self.script.withLock { $0 }(received.count - 1)
             }
             if answer.delay > .zero { try? await Task.sleep(for: answer.delay) }
-            return Response(status: HTTPResponse.Status(code: answer.status))
+            guard self.trickles.withLock({ $0 }) else {
+                return Response(status: HTTPResponse.Status(code: answer.status))
+            }
+            return Response(
+                status: HTTPResponse.Status(code: answer.status),
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: "{"))
+                    while self.trickles.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(20)) }
+                    try await writer.write(ByteBuffer(string: "}"))
+                    try await writer.finish(nil)
+                })
         }
         var logger = Logger(label: "webhook-receiver")
         logger.logLevel = .critical
