@@ -1,9 +1,9 @@
 /// How long an event waits before its next attempt: exponential from ``initial`` (doubling per failed attempt) up to
 /// ``maximum``, with jitter so that events failing together (a receiver that was down) do not all come back at once.
 ///
-/// The delay after the `n`th failed attempt is `min(maximum, initial · 2ⁿ⁻¹)` scaled by a factor in `[0.5, 1)`
-/// ("equal jitter"): never less than half the exponential step, so a failing receiver is not hammered, and never more
-/// than ``maximum``.
+/// The delay after the `n`th failed attempt is `step = min(maximum, initial · 2ⁿ⁻¹)` lengthened by up to half of
+/// itself at random, and never more than ``maximum``: so never less than the exponential step (the first retry waits
+/// at least ``initial``, 1 s by default) and never more than an hour by default.
 public struct WebhookBackoff: Sendable, Hashable {
     /// The delay after the first failure (before jitter).
     public var initial: Duration
@@ -31,8 +31,8 @@ public struct WebhookBackoff: Sendable, Hashable {
             doublings -= 1
         }
         step = min(step, maximumMilliseconds)
-        let factor = 0.5 + 0.5 * min(max(jitter, 0), 1)
-        return .milliseconds(Int64((Double(step) * factor).rounded(.down)))
+        let factor = 1 + 0.5 * min(max(jitter, 0), 1)
+        return .milliseconds(min(maximumMilliseconds, Int64((Double(step) * factor).rounded(.down))))
     }
 
     /// `duration` in whole milliseconds, at least 0.
