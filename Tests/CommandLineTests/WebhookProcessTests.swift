@@ -138,6 +138,45 @@ struct WebhookCrashProcessTests {
         Self.expectCommitOrderPerKey(committed, recorder.deliveredIDs)
     }
 
+    // MARK: - kill -9 during delivery
+
+    /// The receiver holds the first request longer than the test waits; SIGKILL while it is in flight; a new
+    /// server (a short timeout) delivers it once the dead server's lease runs out: it arrives again, nothing is lost.
+    @Test func anEventInFlightWhenTheServerIsKilledIsDeliveredAfterARestart() async throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let ledger = "sqlite:" + folder.url.appendingPathComponent("hooks.sqlite").path
+        let receipts = try ReceiptCorpus.mint([[.consumable("8300000000000001")]], in: folder.url)
+        let recorder = WebhookRecorder(.hold(limit: .seconds(150)))
+        let hooks = try await recorder.start()
+
+        // A 5 s timeout: the lease (10 s) outlives the moment of the kill.
+        let killed = try await Self.server(ledger: ledger, hooks: hooks, timeout: 5, in: folder, name: "killed")
+        defer { killed.kill() }
+        let answer = try await LedgerProcessTests.verify(
+            receipts[0], account: "acct-held", port: killed.port, LoopbackHTTPClient())
+        #expect(answer.status == 200)
+        try await Self.poll("no request reached the receiver:\n\(killed.log.suffix(2_000))") {
+            recorder.inFlightCount > 0
+        }
+        killed.kill()
+        let arrivedBeforeKill = recorder.arrivals.count
+        let held = try #require(recorder.arrivals.first?.eventID)
+        let pending = try list(ledger)
+        #expect(!pending.isEmpty && pending.allSatisfy { $0["state"] as? String == "pending" })
+
+        recorder.setMode(.answer(200, after: .zero))
+        let restarted = try await Self.server(ledger: ledger, hooks: hooks, timeout: 1, in: folder, name: "restarted")
+        defer { restarted.kill() }
+        _ = try await waitUntilDelivered(ledger, count: pending.count, server: restarted)
+        restarted.kill()
+        await recorder.stop()
+
+        #expect(recorder.arrivals.dropFirst(arrivedBeforeKill).contains { $0.eventID == held }, "not sent again")
+        let ids = Set(pending.compactMap { $0["id"] as? String })
+        #expect(ids.isSubset(of: recorder.deliveredIDs))
+    }
+
     // MARK: - Helpers
 
     /// A server on `ledger` for the minted receipts, delivering to the recorder on `hooks`.
