@@ -177,6 +177,69 @@ struct WebhookCrashProcessTests {
         #expect(ids.isSubset(of: recorder.deliveredIDs))
     }
 
+    // MARK: - Replicas
+
+    /// Two replicas on one database deliver to one receiver: no event is ever in flight twice at once, none is
+    /// lost, each key's arrive in commit order. Then the receiver hangs, one replica is killed while it holds
+    /// leases, and the survivor delivers everything once they run out (a lease is the 2 s timeout + 5 s; the
+    /// docs promise a takeover within 30 s).
+    @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))
+    func replicasDeliverEachEventOneAtATimeAndTakeOverADeadReplicasLeases() async throws {
+        let database = try PostgresTestDatabase.create(prefix: "hooks_replicas")
+        defer { database.drop() }
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let ledger = database.url
+        let receipts = try ReceiptCorpus.mint(
+            (0..<24).map { index in (0..<2).map { .consumable(String(8_400_000_000_000_000 + index * 10 + $0)) } },
+            in: folder.url)
+        // Each answer takes 50 ms, so that a request stays in flight long enough for a second one to meet it.
+        let recorder = WebhookRecorder(.answer(200, after: .milliseconds(50)))
+        let hooks = try await recorder.start()
+        let replicas = [
+            try await Self.server(ledger: ledger, hooks: hooks, timeout: 2, in: folder, name: "replica-1"),
+            try await Self.server(ledger: ledger, hooks: hooks, timeout: 2, in: folder, name: "replica-2"),
+        ]
+        defer { replicas.forEach { $0.kill() } }
+        let ports = replicas.map(\.port)
+        let client = LoopbackHTTPClient()
+
+        let answers = try await LedgerProcessTests.concurrently(16) { index in
+            try await LedgerProcessTests.verify(
+                receipts[index], account: "acct-\(index % 4)", port: ports[index % 2], client)
+        }
+        #expect(answers.allSatisfy { $0.status == 200 })
+        let committed = try list(ledger)
+        _ = try await waitUntilDelivered(ledger, count: committed.count, server: replicas[0])
+        let overlapping = recorder.arrivals.filter(\.overlapped).map(\.eventID)
+        #expect(overlapping.isEmpty, "delivered by two at once: \(overlapping)")
+        #expect(Set(committed.compactMap { $0["id"] as? String }).isSubset(of: recorder.deliveredIDs))
+        Self.expectCommitOrderPerKey(committed, recorder.deliveredIDs)
+
+        // The receiver hangs; one replica is killed while it holds leases.
+        recorder.setMode(.hold(limit: .seconds(150)))
+        let owner = try #require(Self.replicaID(in: replicas[0].log), "no owner in the log:\n\(replicas[0].log)")
+        let more = try await LedgerProcessTests.concurrently(8) { item in
+            let index = 16 + item
+            return try await LedgerProcessTests.verify(
+                receipts[index], account: "acct-held-\(item)", port: ports[item % 2], client)
+        }
+        #expect(more.allSatisfy { $0.status == 200 })
+        try await Self.poll("replica 1 never held a lease:\n\(replicas[0].log.suffix(2_000))") {
+            let leased = try database.run(
+                "SELECT count(*) FROM ledger_events WHERE state = 'pending' AND lease_owner = '\(owner)'")
+            return leased != "0" && recorder.inFlightCount > 0
+        }
+        replicas[0].kill()
+        recorder.setMode(.answer(200, after: .zero))
+        let all = try list(ledger)
+        // Lease (7 s) + the promised takeover (30 s) + the survivor's backoff from the attempts it timed out.
+        _ = try await waitUntilDelivered(ledger, count: all.count, server: replicas[1], within: .seconds(60))
+        replicas[1].kill()
+        await recorder.stop()
+        #expect(Set(all.compactMap { $0["id"] as? String }).isSubset(of: recorder.deliveredIDs))
+    }
+
     // MARK: - Helpers
 
     /// A server on `ledger` for the minted receipts, delivering to the recorder on `hooks`.
