@@ -240,6 +240,45 @@ struct WebhookCrashProcessTests {
         #expect(Set(all.compactMap { $0["id"] as? String }).isSubset(of: recorder.deliveredIDs))
     }
 
+    // MARK: - A receiver that hangs
+
+    /// Every request to the receiver times out: verifications are still answered 200 while it hangs, and the
+    /// events are retried (attempts > 1).
+    @Test func verificationsAreAnsweredWhileTheReceiverHangsAndEventsAreRetried() async throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let ledger = "sqlite:" + folder.url.appendingPathComponent("hooks.sqlite").path
+        let receipts = try ReceiptCorpus.mint(
+            (0..<20).map { [.consumable(String(8_500_000_000_000_000 + $0))] }, in: folder.url)
+        let recorder = WebhookRecorder(.hold(limit: .seconds(150)))
+        let hooks = try await recorder.start()
+        let server = try await Self.server(ledger: ledger, hooks: hooks, timeout: 1, in: folder, name: "hangs")
+        defer { server.kill() }
+        let client = LoopbackHTTPClient()
+
+        let first = try await LedgerProcessTests.verify(receipts[0], account: "acct-0", port: server.port, client)
+        #expect(first.status == 200)
+        try await Self.poll("no request reached the receiver:\n\(server.log.suffix(2_000))") {
+            recorder.inFlightCount > 0
+        }
+        // While the receiver holds requests: every verification is answered.
+        for (index, receipt) in receipts.enumerated().dropFirst() {
+            let answer = try await LedgerProcessTests.verify(
+                receipt, account: "acct-\(index % 5)", port: server.port, client)
+            #expect(answer.status == 200 && answer.newIDs == receipt.transactionIDs, "receipt \(index)")
+        }
+        var listed: [[String: Any]] = []
+        try await Self.poll("no event was tried twice:\n\(server.log.suffix(2_000))") {
+            listed = try list(ledger)
+            return listed.contains { ($0["attempts"] as? Int ?? 0) > 1 }
+        }
+        server.kill()
+        await recorder.stop()
+        #expect(listed.allSatisfy { $0["state"] as? String == "pending" })
+        let retried = try #require(listed.first { ($0["attempts"] as? Int ?? 0) > 1 })
+        #expect((retried["last_error"] as? String)?.contains("timeout") == true, "\(retried)")
+    }
+
     // MARK: - Helpers
 
     /// A server on `ledger` for the minted receipts, delivering to the recorder on `hooks`.
