@@ -120,10 +120,16 @@ struct WebhookCrashProcessTests {
                 receipt, account: "acct-\(index % 3)", port: killed.port, client)
             #expect(answer.status == 200 && answer.newIDs == receipt.transactionIDs, "receipt \(index)")
         }
-        let committed = try list(ledger)
+        // The receiver's 503s are recorded before the kill: the events were tried, and are still owed.
+        var committed: [[String: Any]] = []
+        try await Self.poll("no attempt failed with HTTP 503 before the kill:\n\(killed.log.suffix(2_000))") {
+            committed = try list(ledger)
+            return committed.contains { $0["last_error"] as? String == "HTTP 503" }
+        }
+        killed.kill()
+        committed = try list(ledger)
         #expect(committed.count >= 12, "one purchase.new per transaction at least")
         #expect(committed.allSatisfy { $0["state"] as? String == "pending" }, "\(committed)")
-        killed.kill()
 
         recorder.setMode(.answer(200, after: .zero))
         let restarted = try await Self.server(ledger: ledger, hooks: hooks, timeout: 1, in: folder, name: "restarted")
