@@ -187,8 +187,8 @@ struct WebhookCrashProcessTests {
 
     /// Two replicas on one database deliver to one receiver: no event is ever in flight twice at once, none is
     /// lost, each key's arrive in commit order. Then the receiver hangs, one replica is killed while it holds
-    /// leases, and the survivor delivers everything once they run out (a lease is the 2 s timeout + 5 s; the
-    /// docs promise a takeover within 30 s).
+    /// leases, and the survivor delivers those events too once the leases run out (replica 1's lease is its 5 s
+    /// timeout + 5 s; the docs promise a takeover within 30 s).
     @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))
     func replicasDeliverEachEventOneAtATimeAndTakeOverADeadReplicasLeases() async throws {
         let database = try PostgresTestDatabase.create(prefix: "hooks_replicas")
@@ -203,7 +203,8 @@ struct WebhookCrashProcessTests {
         let recorder = WebhookRecorder(.answer(200, after: .milliseconds(50)))
         let hooks = try await recorder.start()
         let replicas = [
-            try await Self.server(ledger: ledger, hooks: hooks, timeout: 2, in: folder, name: "replica-1"),
+            // A 5 s timeout (a 10 s lease) for the replica that is killed: its attempts outlast the kill.
+            try await Self.server(ledger: ledger, hooks: hooks, timeout: 5, in: folder, name: "replica-1"),
             try await Self.server(ledger: ledger, hooks: hooks, timeout: 2, in: folder, name: "replica-2"),
         ]
         defer { replicas.forEach { $0.kill() } }
@@ -231,19 +232,27 @@ struct WebhookCrashProcessTests {
                 receipts[index], account: "acct-held-\(item)", port: ports[item % 2], client)
         }
         #expect(more.allSatisfy { $0.status == 200 })
-        try await Self.poll("replica 1 never held a lease:\n\(replicas[0].log.suffix(2_000))") {
-            let leased = try database.run(
-                "SELECT count(*) FROM ledger_events WHERE state = 'pending' AND lease_owner = '\(owner)'")
-            return leased != "0" && recorder.inFlightCount > 0
+        // A lease with more than 6 of its 10 s left: claimed under 4 s ago, so its attempt (5 s) is still running
+        // when the kill lands, and the lease is left behind unsettled.
+        let freshLease =
+            "state = 'pending' AND lease_owner = '\(owner)' "
+            + "AND lease_until_ms > (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 6000"
+        try await Self.poll("replica 1 never held a fresh lease:\n\(replicas[0].log.suffix(2_000))") {
+            try database.run("SELECT count(*) FROM ledger_events WHERE \(freshLease)") != "0"
         }
         replicas[0].kill()
+        let orphaned = try database.run(
+            "SELECT event_id FROM ledger_events WHERE state = 'pending' AND lease_owner = '\(owner)'"
+        ).split(separator: "\n").map(String.init)
+        #expect(!orphaned.isEmpty, "the killed replica left no lease behind")
         recorder.setMode(.answer(200, after: .zero))
         let all = try list(ledger)
-        // Lease (7 s) + the promised takeover (30 s) + the survivor's backoff from the attempts it timed out.
+        // Lease (10 s) + the promised takeover (30 s) + the survivor's backoff from the attempts it timed out.
         _ = try await waitUntilDelivered(ledger, count: all.count, server: replicas[1], within: .seconds(60))
         replicas[1].kill()
         await recorder.stop()
         #expect(Set(all.compactMap { $0["id"] as? String }).isSubset(of: recorder.deliveredIDs))
+        #expect(Set(orphaned).isSubset(of: recorder.deliveredIDs), "a dead replica's leased events were lost")
     }
 
     // MARK: - A receiver that hangs
