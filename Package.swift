@@ -277,7 +277,14 @@ let package = Package(
         // Runs the built executables; depending on them makes `swift test` build them first.
         .testTarget(
             name: "CommandLineTests",
-            dependencies: ["VerifyLocal", "MintReceipt", "ReceiptServerCommand", "AppleStandInCommand", "TestSupport"],
+            dependencies: [
+                "VerifyLocal", "MintReceipt", "ReceiptServerCommand", "AppleStandInCommand", "TestSupport",
+                // The loopback receiver the webhook process tests run in the test process.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]
