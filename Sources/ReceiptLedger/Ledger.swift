@@ -21,6 +21,8 @@ public final class Ledger: Sendable {
     public let onConflict: ConflictPolicy
     private let group: GroupCommit
     private let subscriptionState: Atomic<Bool>
+    /// Told after each recording that wrote events (``whenEventsRecorded(_:)``).
+    private let eventsRecorded = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// The most verifications committed in one transaction.
     public static let defaultMaximumBatch = 256
@@ -45,6 +47,12 @@ public final class Ledger: Sendable {
     /// Records that the store holds subscription state (the server calls it at start when the store says so).
     package func noteSubscriptionState() { subscriptionState.store(true, ordering: .relaxed) }
 
+    /// Calls `body` after each recording that wrote events, once it is durable (the webhook deliverer's wake-up, so
+    /// that an event leaves at once rather than at the next poll). It must return quickly; a later call replaces it.
+    package func whenEventsRecorded(_ body: @escaping @Sendable () -> Void) {
+        eventsRecorded.withLock { $0 = body }
+    }
+
     /// Opens the store at `location` (creating and migrating it, unless `options` say read-only); `nil` for
     /// `none`.
     /// - Throws: ``LedgerError``.
@@ -66,6 +74,7 @@ public final class Ledger: Sendable {
     public func record(_ entry: LedgerEntry) async throws(LedgerError) -> LedgerOutcome {
         if let reason = entry.unstorableReason() { throw LedgerError(.invalidEntry, reason) }
         let outcome = try await group.record(entry)
+        if outcome.recordedEvents > 0, let told = eventsRecorded.withLock({ $0 }) { told() }
         if !entry.renewals.isEmpty || entry.notification != nil
             || entry.transactions.contains(where: { LedgerSource.beyondReceipts.contains($0.source) })
         {

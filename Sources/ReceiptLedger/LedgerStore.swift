@@ -35,17 +35,26 @@ public protocol LedgerStore: Sendable {
     /// Audit entries matching `query`, oldest first.
     func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry]
 
-    /// Leases to `owner` (a replica's id) up to `limit` events it may deliver now, each until `leaseUntil`: pending,
-    /// due (`nextAttemptAt <= now`), not leased to anyone whose lease is still running, and the first undelivered
-    /// event of its key (an earlier pending event of the same key, leased or not, holds the later ones back; a
-    /// parked one does not). Oldest first. Across replicas on one database, an event is leased to at most one at a
-    /// time; a replica that dies leaves its leases to run out.
-    func claimEvents(owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int)
-        async throws(LedgerError) -> [LedgerEvent]
-
-    /// Records how one attempt to deliver event `id` ended (`attempts` + 1) and releases `owner`'s lease. A settlement
-    /// from an owner whose lease was taken over is ignored (the new owner's counts).
-    func settleEvent(id: String, owner: String, _ settlement: LedgerEventSettlement) async throws(LedgerError)
+    /// Settles the attempts `owner` finished, then leases it the next events it may deliver: one round of a
+    /// deliverer in one call, so that a round costs one write to the ledger, not one per event.
+    ///
+    /// - Settling: for each id in `settling`, how one attempt to deliver it ended (`attempts` + 1), releasing
+    ///   `owner`'s lease. A settlement from an owner whose lease was taken over (or of an unknown id) is ignored: the
+    ///   new owner's counts.
+    /// - Claiming: up to `limit` events (0 claims none), each leased until `leaseUntil`: pending, due
+    ///   (`nextAttemptAt <= now`), not leased to anyone whose lease is still running, and the first undelivered event
+    ///   of its key (an earlier pending event of the same key, leased or not, holds the later ones back; a parked one
+    ///   does not). Oldest first. Across replicas on one database, an event is leased to at most one at a time; a
+    ///   replica that dies leaves its leases to run out.
+    ///
+    /// The settlements are committed before the claim reads (SQLite: both in one transaction), so a key whose event
+    /// was just delivered offers its next one in the same call.
+    /// - Throws: ``LedgerError`` `ledger.invalid_entry` for an `owner` outside ``LedgerLimits`` when `limit` > 0 (a
+    ///   settlement from such an owner names no lease and is ignored); `ledger.unavailable`, and then nothing of the
+    ///   call was written (SQLite) or the settlements may have been (PostgreSQL; settling again changes nothing).
+    func settleAndClaimEvents(
+        settling: [String: LedgerEventSettlement], owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int
+    ) async throws(LedgerError) -> [LedgerEvent]
 
     /// Events matching `query`, in commit order (`webhooks list`).
     func events(_ query: LedgerEventQuery) async throws(LedgerError) -> [LedgerEvent]
@@ -60,4 +69,21 @@ public protocol LedgerStore: Sendable {
 
     /// Releases connections; the store is not used afterwards.
     func close() async
+}
+
+extension LedgerStore {
+    /// Leases to `owner` up to `limit` events it may deliver now, each until `leaseUntil`
+    /// (``settleAndClaimEvents(settling:owner:now:leaseUntil:limit:)`` settling nothing).
+    public func claimEvents(owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int)
+        async throws(LedgerError) -> [LedgerEvent]
+    {
+        try await settleAndClaimEvents(settling: [:], owner: owner, now: now, leaseUntil: leaseUntil, limit: limit)
+    }
+
+    /// Records how one attempt to deliver event `id` ended and releases `owner`'s lease
+    /// (``settleAndClaimEvents(settling:owner:now:leaseUntil:limit:)`` claiming nothing).
+    public func settleEvent(id: String, owner: String, _ settlement: LedgerEventSettlement) async throws(LedgerError) {
+        _ = try await settleAndClaimEvents(
+            settling: [id: settlement], owner: owner, now: settlement.time, leaseUntil: settlement.time, limit: 0)
+    }
 }

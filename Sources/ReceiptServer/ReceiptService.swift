@@ -27,7 +27,8 @@ public struct ReceiptService: Sendable {
     public let backfillsAtStart: Bool
 
     /// Delivers the ledger's events to the operator's backend (``WebhookDeliveryService``): present when a webhook is
-    /// configured and the server has a ledger. Its ``WebhookDeliverer/wake()`` cuts its idle wait short.
+    /// configured and the server has a ledger, which wakes it (``WebhookDeliverer/wake()``) after each commit that wrote
+    /// events.
     public let webhooks: WebhookDeliverer?
 
     /// - Parameters:
@@ -48,9 +49,12 @@ public struct ReceiptService: Sendable {
         }
         let metrics = routes.metrics
         let clock = configuration.clock
-        self.webhooks = try WebhookDeliverer(
+        let deliverer = try WebhookDeliverer(
             configuration: webhooks, store: store, clock: SystemWebhookClock(wallClock: clock), logger: logger,
             observe: { metrics.recordWebhookAttempt($0) })
+        self.webhooks = deliverer
+        // A commit that wrote events starts a delivery round at once, not at the next poll.
+        ledger?.whenEventsRecorded { deliverer.wake() }
         metrics.observeWebhookQueue {
             // A store that cannot answer leaves the gauges where they were; the deliverer logs the outage.
             guard let pending = try? await store.pendingEvents() else { return nil }

@@ -14,10 +14,11 @@ import ReceiptModel
 /// ``wake()``). Delivery is at least once (a receiver deduplicates on `X-Receipt-Event-Id`) and in commit order per
 /// key (the store leases only the first undelivered event of each key).
 ///
-/// Each round: `claimEvents(owner:now:leaseUntil:limit:)` with a lease of timeout + margin (so a replica that dies
-/// leaves its events to others within 30 s), up to ``WebhookConfiguration/concurrency`` POSTs at once, then per
-/// event: 2xx settles it delivered; any other status, a timeout or a connection error settles a retry after the
-/// backoff, or parks it as failed once it is older than ``WebhookConfiguration/maxAge``.
+/// Each round is one call to the store, `settleAndClaimEvents(settling:owner:now:leaseUntil:limit:)`: it settles the
+/// previous round's attempts and leases up to ``WebhookConfiguration/concurrency`` events for timeout + margin (so a
+/// replica that dies leaves its events to others within 30 s); then it POSTs them at once. Per event: 2xx settles it
+/// delivered; any other status, a timeout or a connection error settles a retry after the backoff, or parks it as
+/// failed once it is older than ``WebhookConfiguration/maxAge``.
 ///
 /// ```swift
 /// let deliverer = try WebhookDeliverer(
@@ -79,50 +80,89 @@ public final class WebhookDeliverer: Sendable {
     public func wake() { wakeSignal.signal() }
 
     /// Delivers until the task is cancelled. Attempts in flight at cancellation are abandoned unsettled: their leases
-    /// run out and they are tried again (the receiver may see them twice, as at-least-once allows).
+    /// run out and they are tried again (the receiver may see them twice, as at-least-once allows); attempts that had
+    /// ended are settled before it returns.
     public func run() async {
         let client =
             httpClient
             ?? HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.clientConfiguration)
         logger.info("webhook delivery started", metadata: ["webhook": "\(configuration)", "owner": "\(owner)"])
         var storeFailing = false
+        // The last round's attempts, settled with the next round's claim: one write per round.
+        var finished: [String: LedgerEventSettlement] = [:]
         while !Task.isCancelled {
-            let claimed: Int
+            var claimed = 0
             do throws(LedgerError) {
-                claimed = try await deliverDue(client: client)
+                (claimed, finished) = try await round(settling: finished, client: client)
                 if storeFailing {
                     storeFailing = false
                     logger.info("webhook delivery reads the ledger again")
                 }
             } catch {
+                if Task.isCancelled { break }
                 if !storeFailing {
                     storeFailing = true
                     logger.warning(
                         "webhook delivery cannot claim events; retrying each poll",
                         metadata: ["code": "\(error.code)", "reason": "\(error.reason)"])
                 }
-                claimed = 0
             }
             // Something was due: more may be (the next event of a key just delivered), so look again at once.
             if claimed == 0 { await idle() }
         }
+        if !finished.isEmpty { await settleAfterCancellation(finished) }
         if httpClient == nil { try? await client.shutdown() }
         logger.info("webhook delivery stopped", metadata: ["owner": "\(owner)"])
     }
 
-    /// One round: claims what is due (up to the concurrency), attempts each at once, settles each.
-    /// - Returns: how many events were claimed.
-    /// - Throws: ``LedgerError`` when the claim fails (a failed settlement is logged: its lease runs out).
-    package func deliverDue(client: HTTPClient) async throws(LedgerError) -> Int {
+    /// One round: settles `finished` and claims what is due (up to the concurrency) in one call to the store, then
+    /// attempts each claimed event at once.
+    /// - Returns: how many events were claimed, and how their attempts ended (for the next round to settle).
+    /// - Throws: ``LedgerError`` when the store call fails: nothing was claimed, and `finished` is to be settled again.
+    package func round(settling finished: [String: LedgerEventSettlement], client: HTTPClient)
+        async throws(LedgerError) -> (claimed: Int, finished: [String: LedgerEventSettlement])
+    {
         let now = clock.now()
-        let events = try await store.claimEvents(
-            owner: owner, now: now, leaseUntil: now.adding(configuration.lease), limit: configuration.concurrency)
-        await withTaskGroup(of: Void.self) { group in
+        let events = try await store.settleAndClaimEvents(
+            settling: finished, owner: owner, now: now, leaseUntil: now.adding(configuration.lease),
+            limit: configuration.concurrency)
+        let settlements = await withTaskGroup(of: (String, LedgerEventSettlement)?.self) { group in
             for event in events {
-                group.addTask { await self.deliver(event, client: client) }
+                group.addTask { await self.deliver(event, client: client).map { (event.id, $0) } }
             }
+            var settlements: [String: LedgerEventSettlement] = [:]
+            for await case let (id, settlement)? in group { settlements[id] = settlement }
+            return settlements
         }
-        return events.count
+        return (events.count, settlements)
+    }
+
+    /// One round settled at once (what ``run()`` leaves to the next round's claim).
+    /// - Returns: how many events were claimed.
+    package func deliverDue(client: HTTPClient) async throws(LedgerError) -> Int {
+        let (claimed, finished) = try await round(settling: [:], client: client)
+        if !finished.isEmpty {
+            let now = clock.now()
+            _ = try await store.settleAndClaimEvents(
+                settling: finished, owner: owner, now: now, leaseUntil: now, limit: 0)
+        }
+        return claimed
+    }
+
+    /// Settles the attempts that ended before cancellation, in a task of its own (the cancelled one would cut the
+    /// store call short); a failure leaves their leases to run out.
+    private func settleAfterCancellation(_ finished: [String: LedgerEventSettlement]) async {
+        let (store, owner, now, logger) = (store, owner, clock.now(), logger)
+        await Task {
+            do throws(LedgerError) {
+                _ = try await store.settleAndClaimEvents(
+                    settling: finished, owner: owner, now: now, leaseUntil: now, limit: 0)
+            } catch {
+                logger.warning(
+                    "webhook attempts not settled at shutdown; their leases run out and they are tried again",
+                    metadata: ["code": "\(error.code)", "reason": "\(error.reason)"])
+            }
+        }.value
     }
 
     /// Waits for the poll interval or a ``wake()``, whichever comes first, or for cancellation.
@@ -144,11 +184,11 @@ public final class WebhookDeliverer: Sendable {
         }
     }
 
-    /// One attempt of one event, and its settlement.
-    private func deliver(_ event: LedgerEvent, client: HTTPClient) async {
+    /// One attempt of one event: how it ended, to be settled; `nil` when cancelled (shutting down: its lease runs out
+    /// rather than count an attempt that was cut short).
+    private func deliver(_ event: LedgerEvent, client: HTTPClient) async -> LedgerEventSettlement? {
         let (status, failure) = await attempt(event, client: client)
-        // Shutting down: leave the lease to run out rather than count an attempt that was cut short.
-        if Task.isCancelled { return }
+        if Task.isCancelled { return nil }
         let now = clock.now()
         let settlement: LedgerEventSettlement
         let result: WebhookAttempt.Result
@@ -166,18 +206,11 @@ public final class WebhookDeliverer: Sendable {
                 result = .retried
             }
         }
-        do throws(LedgerError) {
-            try await store.settleEvent(id: event.id, owner: owner, settlement)
-        } catch {
-            logger.warning(
-                "webhook attempt not settled; its lease runs out and it is tried again",
-                metadata: ["event_id": "\(event.id)", "code": "\(error.code)", "reason": "\(error.reason)"])
-        }
         let report = WebhookAttempt(
-            eventID: event.id, kind: event.kind, result: result, httpStatus: status,
-            error: result == .delivered ? nil : (failure ?? "HTTP \(status ?? 0)"))
+            eventID: event.id, kind: event.kind, result: result, httpStatus: status, error: settlement.error)
         observe(report)
         log(report, event: event)
+        return settlement
     }
 
     /// POSTs the event, signed now; the receiver's status, or why there was none.

@@ -202,12 +202,10 @@ struct LedgerRouteTests {
             throw LedgerError(.unavailable, "gone")
         }
         func auditEntries(_ query: AuditQuery) async throws(LedgerError) -> [AuditEntry] { [] }
-        func claimEvents(owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int)
-            async throws(LedgerError) -> [LedgerEvent]
-        {
-            throw LedgerError(.unavailable, "gone")
-        }
-        func settleEvent(id: String, owner: String, _ settlement: LedgerEventSettlement) async throws(LedgerError) {
+        func settleAndClaimEvents(
+            settling: [String: LedgerEventSettlement], owner: String, now: ReceiptDate, leaseUntil: ReceiptDate,
+            limit: Int
+        ) async throws(LedgerError) -> [LedgerEvent] {
             throw LedgerError(.unavailable, "gone")
         }
         func events(_ query: LedgerEventQuery) async throws(LedgerError) -> [LedgerEvent] {

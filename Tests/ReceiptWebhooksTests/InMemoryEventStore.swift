@@ -32,10 +32,11 @@ final class InMemoryEventStore: LedgerStore {
 
     var all: [LedgerEvent] { stored.withLock { $0.map(\.event) } }
 
-    func claimEvents(owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int)
-        async throws(LedgerError) -> [LedgerEvent]
-    {
+    func settleAndClaimEvents(
+        settling: [String: LedgerEventSettlement], owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int
+    ) async throws(LedgerError) -> [LedgerEvent] {
         stored.withLock { stored in
+            for (id, settlement) in settling { Self.settle(id, owner: owner, settlement, in: &stored) }
             var claimed: [LedgerEvent] = []
             var heldKeys: Set<String> = []
             for index in stored.indices {
@@ -53,23 +54,23 @@ final class InMemoryEventStore: LedgerStore {
         }
     }
 
-    func settleEvent(id: String, owner: String, _ settlement: LedgerEventSettlement) async throws(LedgerError) {
-        stored.withLock { stored in
-            guard let index = stored.firstIndex(where: { $0.event.id == id }), stored[index].leaseOwner == owner
-            else { return }
-            stored[index].leaseOwner = nil
-            stored[index].leaseUntil = nil
-            stored[index].event.attempts += 1
-            switch settlement {
-            case .delivered:
-                stored[index].event.state = .delivered
-            case .retry(let at, let error):
-                stored[index].event.nextAttemptAt = at
-                stored[index].event.lastError = error
-            case .failed(_, let error):
-                stored[index].event.state = .failed
-                stored[index].event.lastError = error
-            }
+    private static func settle(
+        _ id: String, owner: String, _ settlement: LedgerEventSettlement, in stored: inout [Stored]
+    ) {
+        guard let index = stored.firstIndex(where: { $0.event.id == id }), stored[index].leaseOwner == owner
+        else { return }
+        stored[index].leaseOwner = nil
+        stored[index].leaseUntil = nil
+        stored[index].event.attempts += 1
+        switch settlement {
+        case .delivered:
+            stored[index].event.state = .delivered
+        case .retry(let at, let error):
+            stored[index].event.nextAttemptAt = at
+            stored[index].event.lastError = error
+        case .failed(_, let error):
+            stored[index].event.state = .failed
+            stored[index].event.lastError = error
         }
     }
 

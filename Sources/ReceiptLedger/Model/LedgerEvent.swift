@@ -91,6 +91,21 @@ public enum LedgerEventSettlement: Sendable, Hashable {
     case retry(at: ReceiptDate, error: String)
     /// It failed and the event is older than the maximum age: parked as ``LedgerEvent/State/failed``.
     case failed(at: ReceiptDate, error: String)
+
+    /// The instant it was settled (for a retry, when it is due again).
+    public var time: ReceiptDate {
+        switch self {
+        case .delivered(let at), .retry(let at, _), .failed(let at, _): at
+        }
+    }
+
+    /// Why the attempt failed; `nil` for a delivery.
+    public var error: String? {
+        switch self {
+        case .delivered: nil
+        case .retry(_, let error), .failed(_, let error): error
+        }
+    }
 }
 
 /// Which events `webhooks list` reads.

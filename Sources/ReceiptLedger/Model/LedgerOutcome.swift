@@ -14,6 +14,8 @@ public struct LedgerOutcome: Sendable, Hashable {
     public var isDuplicateNotification = false
     /// Renewal infos not applied because the ledger held one Apple signed later.
     public var staleRenewals = 0
+    /// How many events (``LedgerEvent``) the verification recorded; always 0 unless the store records events.
+    public var recordedEvents = 0
     /// What the ledger holds under the entry's ``LedgerEntry/readsSubscriptions``, as this commit left it; `nil`
     /// when the entry asked for none.
     public var subscriptions: LedgerSubscriptions?

@@ -31,6 +31,7 @@ struct BatchDecision {
 
     /// Decides one verification after those before it; its audit entry and writes join the batch's.
     mutating func decide(_ entry: LedgerEntry) -> LedgerOutcome {
+        let eventsBefore = changes.events.count
         if entry.verdict == .valid, let notification = entry.notification {
             // A retry of a notification already recorded (this batch included) changes nothing.
             guard state.notificationIDs.insert(notification.id).inserted else {
@@ -50,7 +51,8 @@ struct BatchDecision {
             }
         }
         if !conflicts.isEmpty && entry.onConflict == .reject {
-            let outcome = LedgerOutcome(conflicts: conflicts, isRejected: true)
+            var outcome = LedgerOutcome(conflicts: conflicts, isRejected: true)
+            outcome.recordedEvents = changes.events.count - eventsBefore
             audit(entry, outcome, verdict: .invalid, reason: LedgerPlan.conflictCode)
             return outcome
         }
@@ -80,6 +82,7 @@ struct BatchDecision {
                     at: entry.time))
         }
         changes.touchTime = max(changes.touchTime ?? entry.time, entry.time)
+        outcome.recordedEvents = changes.events.count - eventsBefore
         audit(entry, outcome, verdict: entry.verdict, reason: entry.reason)
         return outcome
     }

@@ -268,41 +268,55 @@ public final class PostgresLedgerStore: LedgerStore {
 
     // MARK: - Events
 
-    public func claimEvents(owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int)
-        async throws(LedgerError) -> [LedgerEvent]
-    {
+    public func settleAndClaimEvents(
+        settling: [String: LedgerEventSettlement], owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int
+    ) async throws(LedgerError) -> [LedgerEvent] {
         guard LedgerLimits.isLeaseOwner(owner) else {
-            throw LedgerError(.invalidEntry, "a lease owner is 1-256 bytes of UTF-8 without control characters")
+            guard limit <= 0 else {
+                throw LedgerError(.invalidEntry, "a lease owner is 1-256 bytes of UTF-8 without control characters")
+            }
+            return []  // such an owner holds no lease: its settlements are ignored
         }
         let count = min(limit, LedgerLimits.maximumEventClaim)
-        guard count > 0 else { return [] }
-        var bindings = Self.binds(owner)
-        bindings.append(leaseUntil.millisecondsSince1970)
-        bindings.append(now.millisecondsSince1970)
-        bindings.append(Int64(count))
-        let statement = PostgresQuery(unsafeSQL: PostgresStatements.claimEvents, binds: bindings)
-        let events = try await eventsWrite(statement)
-        // RETURNING follows no order: the deliverer gets them oldest first.
-        return events.sorted { $0.sequence < $1.sequence }
+        // Text PostgreSQL would refuse (U+0000) names no event: such a settlement is ignored, as a stale owner's is.
+        let settled = settling.filter { LedgerLimits.isText($0.key, maximum: LedgerLimits.maximumTokenLength) }
+        var statements: [PostgresQuery] = []
+        if !settled.isEmpty {
+            var bindings = Self.binds(Self.settlements(settled))
+            bindings.append(owner)
+            statements.append(PostgresQuery(unsafeSQL: PostgresStatements.settleEvents, binds: bindings))
+        }
+        if count > 0 {
+            var bindings = Self.binds(owner)
+            bindings.append(leaseUntil.millisecondsSince1970)
+            bindings.append(now.millisecondsSince1970)
+            bindings.append(Int64(count))
+            statements.append(PostgresQuery(unsafeSQL: PostgresStatements.claimEvents, binds: bindings))
+        }
+        guard !statements.isEmpty else { return [] }
+        // The settlements commit first, so the claim sees the keys they released; RETURNING follows no order: the
+        // deliverer gets them oldest first.
+        return try await eventsWrite(statements).sorted { $0.sequence < $1.sequence }
     }
 
-    public func settleEvent(id: String, owner: String, _ settlement: LedgerEventSettlement) async throws(LedgerError) {
-        let sql: String
-        let time: ReceiptDate
-        let error: String?
-        switch settlement {
-        case .delivered(let at): (sql, time, error) = (PostgresStatements.settleDelivered, at, nil)
-        case .retry(let at, let text): (sql, time, error) = (PostgresStatements.settleRetry, at, text)
-        case .failed(let at, let text): (sql, time, error) = (PostgresStatements.settleFailed, at, text)
+    /// Settlements as the JSON array ``PostgresStatements/settleEvents`` reads.
+    private static func settlements(_ settling: [String: LedgerEventSettlement]) -> String {
+        var writer = JSONWriter(capacity: 96 * settling.count)
+        writer.beginArray()
+        for (id, settlement) in settling {
+            writer.beginObject()
+            writer.field("id", id)
+            switch settlement {
+            case .delivered: writer.field("outcome", LedgerEvent.State.delivered.rawValue)
+            case .retry: writer.field("outcome", "retry")
+            case .failed: writer.field("outcome", LedgerEvent.State.failed.rawValue)
+            }
+            writer.field("at", settlement.time.millisecondsSince1970)
+            if let error = settlement.error { writer.field("error", LedgerLimits.eventError(error)) }
+            writer.endObject()
         }
-        // Text PostgreSQL would refuse (U+0000) names no lease: the settlement is ignored, as a stale owner's is.
-        guard LedgerLimits.isLeaseOwner(owner), LedgerLimits.isText(id, maximum: LedgerLimits.maximumTokenLength)
-        else { return }
-        var bindings = Self.binds(time.millisecondsSince1970)
-        bindings.append(id)
-        bindings.append(owner)
-        if let error { bindings.append(LedgerLimits.eventError(error)) }
-        _ = try await eventsWrite(PostgresQuery(unsafeSQL: sql, binds: bindings))
+        writer.endArray()
+        return writer.string
     }
 
     public func events(_ query: LedgerEventQuery) async throws(LedgerError) -> [LedgerEvent] {
@@ -364,16 +378,19 @@ public final class PostgresLedgerStore: LedgerStore {
     }
 
     /// Runs one statement that changes events (its own transaction), returning the event rows it returns.
-    private func eventsWrite(_ statement: PostgresQuery) async throws(LedgerError) -> [LedgerEvent] {
+    /// Runs `statements` in order on one connection, each committing on its own; the events they return.
+    private func eventsWrite(_ statements: [PostgresQuery]) async throws(LedgerError) -> [LedgerEvent] {
         let logger = logger
         do {
             return try await withDeadline { connection in
                 var events: [LedgerEvent] = []
-                for try await row in try await connection.query(statement, logger: logger) {
-                    let cells = row.makeRandomAccess()
-                    // A settlement returns no rows; a claim returns the leased events.
-                    guard cells.contains(EventRecord.Column.body.name) else { continue }
-                    events.append(try EventRecord(reading: cells).event)
+                for statement in statements {
+                    for try await row in try await connection.query(statement, logger: logger) {
+                        let cells = row.makeRandomAccess()
+                        // A settlement returns no rows; a claim returns the leased events.
+                        guard cells.contains(EventRecord.Column.body.name) else { continue }
+                        events.append(try EventRecord(reading: cells).event)
+                    }
                 }
                 return events
             }

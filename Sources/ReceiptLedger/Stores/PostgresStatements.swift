@@ -119,24 +119,20 @@ enum PostgresStatements {
         + "AND p.\(Event.state.name) = \(pending) AND p.\(Event.sequence.name) < e.\(Event.sequence.name)) "
         + "ORDER BY e.\(Event.sequence.name) LIMIT $4 FOR UPDATE OF e SKIP LOCKED) AS c "
         + "WHERE u.\(Event.sequence.name) = c.\(Event.sequence.name) RETURNING \(Event.list(prefix: "u."))"
-    /// The condition of a settlement: event `$2`, still pending, leased to `$3`.
-    private static let leasedTo =
-        " WHERE \(Event.id.name) = $2 AND \(Event.leaseOwner.name) = $3 AND \(Event.state.name) = \(pending)"
-    /// Delivered at `$1`.
-    static let settleDelivered =
-        "UPDATE \(Event.table) SET \(Event.state.name) = '\(LedgerEvent.State.delivered.rawValue)', "
-        + "\(Event.attempts.name) = \(Event.attempts.name) + 1, \(Event.settled.name) = $1, "
-        + "\(Event.leaseUntil.name) = NULL" + leasedTo
-    /// To be tried again at `$1`, after the error `$4`; the lease released.
-    static let settleRetry =
-        "UPDATE \(Event.table) SET \(Event.attempts.name) = \(Event.attempts.name) + 1, "
-        + "\(Event.nextAttempt.name) = $1, \(Event.lastError.name) = $4, \(Event.leaseOwner.name) = NULL, "
-        + "\(Event.leaseUntil.name) = NULL" + leasedTo
-    /// Parked at `$1` after the error `$4`.
-    static let settleFailed =
-        "UPDATE \(Event.table) SET \(Event.state.name) = '\(LedgerEvent.State.failed.rawValue)', "
-        + "\(Event.attempts.name) = \(Event.attempts.name) + 1, \(Event.settled.name) = $1, "
-        + "\(Event.lastError.name) = $4, \(Event.leaseUntil.name) = NULL" + leasedTo
+    /// Settles the attempts bound as `$1` (a JSON array of `{"id", "outcome", "at", "error"}`, `outcome` `delivered`,
+    /// `retry` or `failed`) that `$2` still leases, in one statement whatever their number: each counts an attempt and
+    /// releases the lease; a retry is due again at `at` (its owner cleared), a delivery or a parking is settled at `at`.
+    static let settleEvents =
+        "UPDATE \(Event.table) AS u SET "
+        + "\(Event.state.name) = CASE x.outcome WHEN 'retry' THEN u.\(Event.state.name) ELSE x.outcome END, "
+        + "\(Event.attempts.name) = u.\(Event.attempts.name) + 1, "
+        + "\(Event.settled.name) = CASE x.outcome WHEN 'retry' THEN u.\(Event.settled.name) ELSE x.at END, "
+        + "\(Event.nextAttempt.name) = CASE x.outcome WHEN 'retry' THEN x.at ELSE u.\(Event.nextAttempt.name) END, "
+        + "\(Event.lastError.name) = CASE x.outcome WHEN 'delivered' THEN u.\(Event.lastError.name) ELSE x.error END, "
+        + "\(Event.leaseOwner.name) = CASE x.outcome WHEN 'retry' THEN NULL ELSE u.\(Event.leaseOwner.name) END, "
+        + "\(Event.leaseUntil.name) = NULL "
+        + "FROM jsonb_to_recordset($1::jsonb) AS x(id text, outcome text, at bigint, error text) "
+        + "WHERE u.\(Event.id.name) = x.id AND u.\(Event.leaseOwner.name) = $2 AND u.\(Event.state.name) = \(pending)"
     static let events = select(Event.self)
     static let eventsFailed = "\(Event.state.name) = '\(LedgerEvent.State.failed.rawValue)'"
     static let eventsSince = "\(Event.created.name) >= $"

@@ -280,17 +280,28 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     // MARK: - Events
 
-    public func claimEvents(owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int)
-        async throws(LedgerError) -> [LedgerEvent]
-    {
+    public func settleAndClaimEvents(
+        settling: [String: LedgerEventSettlement], owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int
+    ) async throws(LedgerError) -> [LedgerEvent] {
         guard LedgerLimits.isLeaseOwner(owner) else {
-            throw LedgerError(.invalidEntry, "a lease owner is 1-256 bytes of UTF-8 without control characters")
+            guard limit <= 0 else {
+                throw LedgerError(.invalidEntry, "a lease owner is 1-256 bytes of UTF-8 without control characters")
+            }
+            return []  // such an owner holds no lease: its settlements are ignored
         }
         let count = min(limit, LedgerLimits.maximumEventClaim)
-        guard count > 0 else { return [] }
+        guard count > 0 || !settling.isEmpty else { return [] }
+        let settlements = settling.map { id, settlement in
+            var arguments: StatementArguments = [settlement.time.millisecondsSince1970, id, owner]
+            if let error = settlement.error { arguments += [LedgerLimits.eventError(error)] }
+            return (Self.statement(settling: settlement), arguments)
+        }
         // On the writer, in one immediate transaction: deliverers of this process and of others sharing the file
-        // claim one at a time, so an event is leased to one of them at most.
+        // settle and claim one at a time, so an event is leased to one of them at most.
         return try await writeEvents { db in
+            // An owner whose lease was taken over (or an unknown id) matches no row: the settlement is ignored.
+            for (sql, arguments) in settlements { try db.cachedStatement(sql: sql).execute(arguments: arguments) }
+            guard count > 0 else { return [] }
             let events = try EventRecord.fetchAll(
                 db.cachedStatement(sql: SQLiteStatements.claimableEvents),
                 arguments: [now.millisecondsSince1970, count]
@@ -303,21 +314,12 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
-    public func settleEvent(id: String, owner: String, _ settlement: LedgerEventSettlement) async throws(LedgerError) {
-        let (sql, time, error) = Self.settlement(settlement)
-        var arguments: StatementArguments = [time.millisecondsSince1970, id, owner]
-        if let error { arguments += [LedgerLimits.eventError(error)] }
-        let bound = arguments
-        // An owner whose lease was taken over (or an unknown id) matches no row: the settlement is ignored.
-        _ = try await writeEvents { db in try db.cachedStatement(sql: sql).execute(arguments: bound) }
-    }
-
-    /// The statement of a settlement, its instant and its error (none for a delivery).
-    private static func settlement(_ settlement: LedgerEventSettlement) -> (String, ReceiptDate, String?) {
+    /// The statement of a settlement.
+    private static func statement(settling settlement: LedgerEventSettlement) -> String {
         switch settlement {
-        case .delivered(let at): (SQLiteStatements.settleDelivered, at, nil)
-        case .retry(let at, let error): (SQLiteStatements.settleRetry, at, error)
-        case .failed(let at, let error): (SQLiteStatements.settleFailed, at, error)
+        case .delivered: SQLiteStatements.settleDelivered
+        case .retry: SQLiteStatements.settleRetry
+        case .failed: SQLiteStatements.settleFailed
         }
     }
 
