@@ -255,6 +255,54 @@ import Testing
         await store.close()
     }
 
+    /// A retry in backoff holds its key's later events back: they become due no earlier than it (settled then, or
+    /// recorded while it waits), so the claim's due-order scan does not walk them; a stale owner's retry moves none.
+    @Test(arguments: Kind.allCases)
+    func aRetryMakesItsKeysLaterEventsDueNoEarlierThanIt(kind: Kind) async throws {
+        guard LedgerStoreTests.available(kind) else { return }
+        let place = try Place(kind)
+        let store = try await place.open(Self.recording)
+        let ledger = Ledger(store: store)
+        _ = try await ledger.record(LedgerStoreTests.entry([LedgerStoreTests.transaction("a1")], account: "alice"))
+        let recorded = try await store.events(LedgerEventQuery())
+        try #require(recorded.count == 2)
+        let (head, next) = (recorded[0], recorded[1])
+        let lease = Self.time(10_000)
+        #expect(try await store.claimEvents(owner: "A", now: Self.time(10), leaseUntil: lease, limit: 10) == [head])
+
+        // Another owner's retry is ignored and moves nothing.
+        try await store.settleEvent(id: head.id, owner: "B", .retry(at: Self.time(90_000), error: "HTTP 503"))
+        #expect(try await store.events(LedgerEventQuery()).last?.nextAttemptAt == next.nextAttemptAt)
+        try await store.settleEvent(id: head.id, owner: "A", .retry(at: Self.time(40_000), error: "HTTP 503"))
+        #expect(
+            try await store.events(LedgerEventQuery()).map(\.nextAttemptAt) == [Self.time(40_000), Self.time(40_000)])
+
+        // Recorded while the head waits: due with it, not before.
+        _ = try await ledger.record(
+            LedgerStoreTests.entry([LedgerStoreTests.transaction("a2")], account: "alice", at: Self.time(20)))
+        let all = try await store.events(LedgerEventQuery())
+        #expect(all.count == 4)
+        #expect(all.allSatisfy { $0.nextAttemptAt == Self.time(40_000) })
+        // Another key's events are untouched.
+        _ = try await ledger.record(
+            LedgerStoreTests.entry([LedgerStoreTests.transaction("b1")], account: "bob", at: Self.time(30)))
+        let bob = try await store.events(LedgerEventQuery()).filter { $0.key == "account:bob" }
+        #expect(bob.map(\.nextAttemptAt) == [Self.time(30), Self.time(30)])
+
+        let later = Self.time(100_000)
+        #expect(
+            try await store.claimEvents(owner: "C", now: Self.time(35_000), leaseUntil: later, limit: 10).map(\.key)
+                == ["account:bob"])
+        #expect(
+            try await store.claimEvents(owner: "C", now: Self.time(40_000), leaseUntil: later, limit: 10).map(\.id)
+                == [head.id])
+        try await store.settleEvent(id: head.id, owner: "C", .delivered(at: Self.time(40_001)))
+        #expect(
+            try await store.claimEvents(owner: "C", now: Self.time(40_001), leaseUntil: later, limit: 10).map(\.id)
+                == [next.id])
+        await store.close()
+    }
+
     /// Two stores on one ledger (two replicas, or two deliverers of one process) claiming at once never lease the
     /// same event, nor two events of one key.
     @Test(arguments: Kind.allCases)

@@ -377,7 +377,6 @@ public final class PostgresLedgerStore: LedgerStore {
         return (Int(clamping: count), TransactionRecord.date(oldest))
     }
 
-    /// Runs one statement that changes events (its own transaction), returning the event rows it returns.
     /// Runs `statements` in order on one connection, each committing on its own; the events they return.
     private func eventsWrite(_ statements: [PostgresQuery]) async throws(LedgerError) -> [LedgerEvent] {
         let logger = logger

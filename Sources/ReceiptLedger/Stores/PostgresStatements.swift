@@ -98,14 +98,26 @@ enum PostgresStatements {
 
     /// The batch's events bound as `$1` (``records(_:capacity:)``), inserted in the array's order: the sequence
     /// numbers them as they come (commit order: batches insert under the writer lock).
-    static let insertEvents =
-        "INSERT INTO \(Event.table) (\(Event.list(Event.inserted))) SELECT x.* FROM jsonb_array_elements($1::jsonb) "
-        + "WITH ORDINALITY AS r(value, n), LATERAL jsonb_to_record(r.value) AS x(\(Event.recordDefinition)) "
-        + "ORDER BY r.n"
+    ///
+    /// Each is due no earlier than the latest pending event of its key already held: a key whose head waits out a
+    /// retry's backoff keeps its later events out of the due order's way (``claimEvents``).
+    static let insertEvents: String = {
+        let values = Event.inserted.map { column in
+            column == .nextAttempt
+                ? "GREATEST(x.\(column.name), (SELECT p.\(column.name) FROM \(Event.table) AS p "
+                    + "WHERE p.\(Event.key.name) = x.\(Event.key.name) AND p.\(Event.state.name) = \(pending) "
+                    + "ORDER BY p.\(Event.sequence.name) DESC LIMIT 1))"
+                : "x.\(column.name)"
+        }
+        return "INSERT INTO \(Event.table) (\(Event.list(Event.inserted))) SELECT \(values.joined(separator: ", ")) "
+            + "FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS r(value, n), "
+            + "LATERAL jsonb_to_record(r.value) AS x(\(Event.recordDefinition)) ORDER BY r.n"
+    }()
     private static let pending = "'\(LedgerEvent.State.pending.rawValue)'"
     /// Leases to `$1` until `$2` up to `$4` events it may deliver at `$3`: pending, due, not under a live lease, and
     /// the first pending event of their key (an earlier pending one, leased or not, holds it back; read from the
-    /// partial index `ledger_events_key`).
+    /// partial index `ledger_events_key`). In due order, the order of the index `ledger_events_due`: the scan stops
+    /// once `$4` are found, rather than sorting every pending event.
     ///
     /// The heads are locked `FOR UPDATE SKIP LOCKED` in the statement that leases them: a replica claiming at the
     /// same time skips what this one locked, and one that reaches a head after this one committed re-checks the
@@ -117,13 +129,14 @@ enum PostgresStatements {
         + "AND (e.\(Event.leaseUntil.name) IS NULL OR e.\(Event.leaseUntil.name) <= $3) "
         + "AND NOT EXISTS (SELECT 1 FROM \(Event.table) AS p WHERE p.\(Event.key.name) = e.\(Event.key.name) "
         + "AND p.\(Event.state.name) = \(pending) AND p.\(Event.sequence.name) < e.\(Event.sequence.name)) "
-        + "ORDER BY e.\(Event.sequence.name) LIMIT $4 FOR UPDATE OF e SKIP LOCKED) AS c "
+        + "ORDER BY e.\(Event.nextAttempt.name) LIMIT $4 FOR UPDATE OF e SKIP LOCKED) AS c "
         + "WHERE u.\(Event.sequence.name) = c.\(Event.sequence.name) RETURNING \(Event.list(prefix: "u."))"
     /// Settles the attempts bound as `$1` (a JSON array of `{"id", "outcome", "at", "error"}`, `outcome` `delivered`,
     /// `retry` or `failed`) that `$2` still leases, in one statement whatever their number: each counts an attempt and
     /// releases the lease; a retry is due again at `at` (its owner cleared), a delivery or a parking is settled at `at`.
+    /// Then a retry's key's later pending events are due no earlier than it.
     static let settleEvents =
-        "UPDATE \(Event.table) AS u SET "
+        "WITH s AS (UPDATE \(Event.table) AS u SET "
         + "\(Event.state.name) = CASE x.outcome WHEN 'retry' THEN u.\(Event.state.name) ELSE x.outcome END, "
         + "\(Event.attempts.name) = u.\(Event.attempts.name) + 1, "
         + "\(Event.settled.name) = CASE x.outcome WHEN 'retry' THEN u.\(Event.settled.name) ELSE x.at END, "
@@ -132,7 +145,12 @@ enum PostgresStatements {
         + "\(Event.leaseOwner.name) = CASE x.outcome WHEN 'retry' THEN NULL ELSE u.\(Event.leaseOwner.name) END, "
         + "\(Event.leaseUntil.name) = NULL "
         + "FROM jsonb_to_recordset($1::jsonb) AS x(id text, outcome text, at bigint, error text) "
-        + "WHERE u.\(Event.id.name) = x.id AND u.\(Event.leaseOwner.name) = $2 AND u.\(Event.state.name) = \(pending)"
+        + "WHERE u.\(Event.id.name) = x.id AND u.\(Event.leaseOwner.name) = $2 AND u.\(Event.state.name) = \(pending) "
+        + "RETURNING u.\(Event.key.name) AS k, u.\(Event.sequence.name) AS q, x.at, x.outcome) "
+        // A retry holds its key's later events back until it is due: the due order does not walk them meanwhile.
+        + "UPDATE \(Event.table) AS l SET \(Event.nextAttempt.name) = GREATEST(l.\(Event.nextAttempt.name), s.at) "
+        + "FROM s WHERE s.outcome = 'retry' AND l.\(Event.key.name) = s.k AND l.\(Event.sequence.name) > s.q "
+        + "AND l.\(Event.state.name) = \(pending)"
     static let events = select(Event.self)
     static let eventsFailed = "\(Event.state.name) = '\(LedgerEvent.State.failed.rawValue)'"
     static let eventsSince = "\(Event.created.name) >= $"

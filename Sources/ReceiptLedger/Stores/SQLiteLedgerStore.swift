@@ -294,13 +294,20 @@ public final class SQLiteLedgerStore: LedgerStore {
         let settlements = settling.map { id, settlement in
             var arguments: StatementArguments = [settlement.time.millisecondsSince1970, id, owner]
             if let error = settlement.error { arguments += [LedgerLimits.eventError(error)] }
-            return (Self.statement(settling: settlement), arguments)
+            return (id, settlement, arguments)
         }
         // On the writer, in one immediate transaction: deliverers of this process and of others sharing the file
         // settle and claim one at a time, so an event is leased to one of them at most.
         return try await writeEvents { db in
             // An owner whose lease was taken over (or an unknown id) matches no row: the settlement is ignored.
-            for (sql, arguments) in settlements { try db.cachedStatement(sql: sql).execute(arguments: arguments) }
+            for (id, settlement, arguments) in settlements {
+                try db.cachedStatement(sql: Self.statement(settling: settlement)).execute(arguments: arguments)
+                // A retry that was this owner's to settle holds its key's later events back until it is due.
+                if case .retry(let at, _) = settlement, db.changesCount > 0 {
+                    try db.cachedStatement(sql: SQLiteStatements.holdBackLaterEvents).execute(
+                        arguments: [at.millisecondsSince1970, id])
+                }
+            }
             guard count > 0 else { return [] }
             let events = try EventRecord.fetchAll(
                 db.cachedStatement(sql: SQLiteStatements.claimableEvents),

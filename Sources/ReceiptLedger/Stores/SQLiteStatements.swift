@@ -78,20 +78,45 @@ enum SQLiteStatements {
         + "json_each(\(Audit.conflicts.name)) AS c, json_each(c.value, '$.transaction_ids') AS t WHERE t.value = ?))"
     static let auditOrder = " ORDER BY \(Audit.sequence.name)"
 
-    static let insertEvent = insert(Event.self)
-    /// The events ``SQLiteLedgerStore/claimEvents(owner:now:leaseUntil:limit:)`` may lease at `?1` (at most `?2`):
-    /// pending, due, not under a live lease, and the first pending event of their key (``pendingHead``).
+    /// Inserts an event (``LedgerColumn/inserted`` bound in order), due no earlier than the latest pending event of
+    /// its key: a key whose head waits out a retry's backoff keeps its later events out of the due order's way
+    /// (``claimableEvents``), so claiming does not walk them while the receiver is down.
+    static let insertEvent: String = {
+        let columns = Event.inserted
+        let values = columns.map { column in
+            column == .nextAttempt
+                ? "MAX(?\(column.parameter), COALESCE((\(latestPendingDue("?\(Event.key.parameter)"))), 0))"
+                : "?\(column.parameter)"
+        }
+        return "INSERT INTO \(Event.table) (\(Event.list(columns))) VALUES (\(values.joined(separator: ", ")))"
+    }()
+    /// The next attempt of the latest pending event of the key `key`; none when the key has no pending event.
+    private static func latestPendingDue(_ key: String) -> String {
+        "SELECT p.\(Event.nextAttempt.name) FROM \(Event.table) AS p WHERE p.\(Event.key.name) = \(key) "
+            + "AND p.\(Event.state.name) = '\(LedgerEvent.State.pending.rawValue)' ORDER BY p.\(Event.sequence.name) DESC LIMIT 1"
+    }
+    /// The events ``SQLiteLedgerStore/settleAndClaimEvents(settling:owner:now:leaseUntil:limit:)`` may lease at `?1`
+    /// (at most `?2`): pending, due, not under a live lease, and the first pending event of their key
+    /// (``pendingHead``). In due order, the order of the index `ledger_events_due` (then commit order): the scan
+    /// stops after `?2` found, rather than sorting every pending event.
     static let claimableEvents =
         "\(select(Event.self, alias: "e")) WHERE e.\(Event.state.name) = '\(LedgerEvent.State.pending.rawValue)' "
         + "AND e.\(Event.nextAttempt.name) <= ?1 "
         + "AND (e.\(Event.leaseUntil.name) IS NULL OR e.\(Event.leaseUntil.name) <= ?1) AND \(pendingHead) "
-        + "ORDER BY e.\(Event.sequence.name) LIMIT ?2"
+        + "ORDER BY e.\(Event.nextAttempt.name), e.\(Event.sequence.name) LIMIT ?2"
     /// No earlier pending event of the same key (leased or not, due or not) holds `e` back; parked and delivered
     /// ones do not. Read from the partial index `ledger_events_key`, whose condition it states.
     static let pendingHead =
         "NOT EXISTS (SELECT 1 FROM \(Event.table) AS p WHERE p.\(Event.key.name) = e.\(Event.key.name) "
         + "AND p.\(Event.state.name) = '\(LedgerEvent.State.pending.rawValue)' "
         + "AND p.\(Event.sequence.name) < e.\(Event.sequence.name))"
+    /// After event `?2` was settled to be tried again at `?1`: the later pending events of its key are due no earlier
+    /// (they wait for it anyway), so that the due order does not walk them while it waits.
+    static let holdBackLaterEvents =
+        "UPDATE \(Event.table) SET \(Event.nextAttempt.name) = MAX(\(Event.nextAttempt.name), ?1) "
+        + "WHERE \(Event.state.name) = '\(LedgerEvent.State.pending.rawValue)' "
+        + "AND \(Event.key.name) = (SELECT \(Event.key.name) FROM \(Event.table) WHERE \(Event.id.name) = ?2) "
+        + "AND \(Event.sequence.name) > (SELECT \(Event.sequence.name) FROM \(Event.table) WHERE \(Event.id.name) = ?2)"
     /// Leases the events whose ids are in `?3` to `?1` until `?2`.
     static let leaseEvents =
         "UPDATE \(Event.table) SET \(Event.leaseOwner.name) = ?1, \(Event.leaseUntil.name) = ?2 "
