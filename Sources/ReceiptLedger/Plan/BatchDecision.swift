@@ -17,6 +17,9 @@ struct BatchDecision {
     /// Original transaction id → the ids of the transactions under it in ``state``, kept only when recording events:
     /// an entitlement is computed from its purchase's whole group.
     private var members: [String: Set<String>] = [:]
+    /// The purchases the current verification has written to so far, with their entitlements before it, in the
+    /// order first written.
+    private var entitlementsBefore: [(original: String, previous: Entitlement?)] = []
 
     /// - Parameter recordsEvents: whether to decide events; then `snapshot` holds every transaction, owner and
     ///   renewal state under the original transaction ids the batch touches (``LedgerPlan/keys(of:recordsEvents:)``).
@@ -56,10 +59,10 @@ struct BatchDecision {
             audit(entry, outcome, verdict: .invalid, reason: LedgerPlan.conflictCode)
             return outcome
         }
-        // The entitlements the verification may change, as they were before it, at its own instant (so that time
-        // passing alone changes none).
-        let affected = recordsEvents ? Self.affected(transactions, entry.renewals) : []
-        let before = affected.map { entitlement(of: $0, at: entry.time) }
+        // The entitlements the verification changes, as they were before it, at its own instant (so that time passing
+        // alone changes none): taken as each purchase's group is first written (``noteChange(of:at:)``), so a
+        // verification that writes nothing new computes none.
+        entitlementsBefore = []
         if let account = entry.account {
             for original in Set(transactions.map(\.originalTransactionID)).sorted() where state.owners[original] == nil
             {
@@ -69,8 +72,8 @@ struct BatchDecision {
         }
         var outcome = LedgerOutcome(conflicts: conflicts)
         for transaction in transactions { record(transaction, of: entry, into: &outcome) }
-        if entry.verdict == .valid { apply(entry.renewals, into: &outcome) }
-        for (original, previous) in zip(affected, before) {
+        if entry.verdict == .valid { apply(entry.renewals, at: entry.time, into: &outcome) }
+        for (original, previous) in entitlementsBefore {
             guard let after = entitlement(of: original, at: entry.time), after.state != previous?.state else {
                 continue
             }
@@ -104,6 +107,7 @@ struct BatchDecision {
         guard let held = state.transactions[id] else {
             // An unsigned word adds nothing to a purchase bound to another account than the one named.
             if !sighting.source.isSigned, owner != nil, !isOwner { return }
+            noteChange(of: sighting.originalTransactionID, at: entry.time)
             var transaction = sighting
             transaction.reportedToOwner = isOwner
             transaction.reportedWithoutAccount = withoutAccount
@@ -145,18 +149,19 @@ struct BatchDecision {
         if let token = sighting.appAccountToken, held.appAccountToken == nil, inserted[id] == nil {
             changes.accountTokens.append((id, token))
         }
-        write(merged, over: held)
+        write(merged, over: held, at: entry.time)
     }
 
     /// A known transaction as merged: seen again with nothing new (the common case: a receipt verified again), only
     /// its last-seen time moves, by the batch's one touch, and no copy of the record is made; otherwise the record
     /// replaces the batch's insert or update of it, or becomes an update.
-    private mutating func write(_ merged: LedgerTransaction, over held: LedgerTransaction) {
+    private mutating func write(_ merged: LedgerTransaction, over held: LedgerTransaction, at instant: ReceiptDate) {
         let id = merged.transactionID
         if inserted[id] == nil, updated[id] == nil, !merged.changesFacts(of: held) {
             touched.insert(id)
             return
         }
+        noteChange(of: merged.originalTransactionID, at: instant)
         state.transactions[id] = merged
         if let position = inserted[id] {
             changes.inserts[position] = merged
@@ -170,26 +175,27 @@ struct BatchDecision {
     }
 
     /// Renewal infos, each replacing the held one only when Apple signed it later.
-    private mutating func apply(_ renewals: [LedgerRenewal], into outcome: inout LedgerOutcome) {
+    private mutating func apply(
+        _ renewals: [LedgerRenewal], at instant: ReceiptDate, into outcome: inout LedgerOutcome
+    ) {
         for renewal in renewals {
             let original = renewal.originalTransactionID
             if let held = state.renewals[original], held.signedDate >= renewal.signedDate {
                 outcome.staleRenewals += 1
                 continue
             }
+            noteChange(of: original, at: instant)
             state.renewals[original] = renewal
             changes.renewals.removeAll { $0.originalTransactionID == original }
             changes.renewals.append(renewal)
         }
     }
 
-    /// The original transaction ids whose entitlements a verification may change: of its transactions, then of
-    /// its renewal states, each once, in that order.
-    private static func affected(_ transactions: [LedgerTransaction], _ renewals: [LedgerRenewal]) -> [String] {
-        var seen = Set<String>()
-        return (transactions.map(\.originalTransactionID) + renewals.map(\.originalTransactionID)).filter {
-            seen.insert($0).inserted
-        }
+    /// Before the current verification first writes to the purchase `original` (a transaction inserted or changed,
+    /// a renewal state applied): keeps its entitlement as it was, for the events. Only when recording events.
+    private mutating func noteChange(of original: String, at instant: ReceiptDate) {
+        guard recordsEvents, !entitlementsBefore.contains(where: { $0.original == original }) else { return }
+        entitlementsBefore.append((original, entitlement(of: original, at: instant)))
     }
 
     /// The entitlement of the purchase `original` at `instant`, from every transaction and the renewal state
