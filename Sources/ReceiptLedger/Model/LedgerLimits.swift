@@ -36,6 +36,17 @@ public enum LedgerLimits {
         !owner.isEmpty && isText(owner, maximum: maximumTokenLength)
     }
 
+    /// Whether a `settleAndClaimEvents` call by `owner` has anything to do: `false` for an owner outside the limits
+    /// that only settles (it holds no lease, so its settlements are ignored).
+    /// - Throws: ``LedgerError`` `ledger.invalid_entry` when such an owner claims (`limit` > 0).
+    package static func admitsLeaseOwner(_ owner: String, claiming limit: Int) throws(LedgerError) -> Bool {
+        if isLeaseOwner(owner) { return true }
+        guard limit <= 0 else {
+            throw LedgerError(.invalidEntry, "a lease owner is 1-256 bytes of UTF-8 without control characters")
+        }
+        return false
+    }
+
     /// A delivery's error as an event keeps it: control characters (and U+0000, which PostgreSQL's text cannot
     /// hold) made spaces, cut at a character boundary to ``maximumEventErrorLength`` bytes.
     package static func eventError(_ text: String) -> String {

@@ -271,12 +271,7 @@ public final class PostgresLedgerStore: LedgerStore {
     public func settleAndClaimEvents(
         settling: [String: LedgerEventSettlement], owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int
     ) async throws(LedgerError) -> [LedgerEvent] {
-        guard LedgerLimits.isLeaseOwner(owner) else {
-            guard limit <= 0 else {
-                throw LedgerError(.invalidEntry, "a lease owner is 1-256 bytes of UTF-8 without control characters")
-            }
-            return []  // such an owner holds no lease: its settlements are ignored
-        }
+        guard try LedgerLimits.admitsLeaseOwner(owner, claiming: limit) else { return [] }
         let count = min(limit, LedgerLimits.maximumEventClaim)
         // Text PostgreSQL would refuse (U+0000) names no event: such a settlement is ignored, as a stale owner's is.
         let settled = settling.filter { LedgerLimits.isText($0.key, maximum: LedgerLimits.maximumTokenLength) }

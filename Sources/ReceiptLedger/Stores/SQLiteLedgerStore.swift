@@ -283,12 +283,7 @@ public final class SQLiteLedgerStore: LedgerStore {
     public func settleAndClaimEvents(
         settling: [String: LedgerEventSettlement], owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int
     ) async throws(LedgerError) -> [LedgerEvent] {
-        guard LedgerLimits.isLeaseOwner(owner) else {
-            guard limit <= 0 else {
-                throw LedgerError(.invalidEntry, "a lease owner is 1-256 bytes of UTF-8 without control characters")
-            }
-            return []  // such an owner holds no lease: its settlements are ignored
-        }
+        guard try LedgerLimits.admitsLeaseOwner(owner, claiming: limit) else { return [] }
         let count = min(limit, LedgerLimits.maximumEventClaim)
         guard count > 0 || !settling.isEmpty else { return [] }
         let settlements = settling.map { id, settlement in
