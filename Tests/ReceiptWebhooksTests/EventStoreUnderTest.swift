@@ -9,7 +9,7 @@ import Testing
 /// The outbox a delivery test runs against: the in-memory one (``InMemoryEventStore``), or a real SQLite or PostgreSQL
 /// ledger that records events, filled through real commits, so the deliverer meets the stores' own leases and
 /// settlements. PostgreSQL needs the throw-away cluster `scripts/test` starts; without it the case is skipped.
-final class EventStoreUnderTest: @unchecked Sendable {
+final class EventStoreUnderTest {
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
         case memory, sqlite, postgres
         var testDescription: String { rawValue }
