@@ -71,7 +71,8 @@ struct WebhookProcessTests {
 }
 
 /// Issue 27: delivery through real `receipt-server` processes killed with SIGKILL, replicas sharing a PostgreSQL
-/// database, and a receiver that hangs, with a real loopback receiver in the test process (``WebhookRecorder``).
+/// database, and a receiver that hangs, with a real loopback receiver in the test process (``WebhookRecorder``). The
+/// kills and the hanging receiver run on a SQLite ledger and on a PostgreSQL one (skipped without the cluster).
 /// Each checks the delivery promises of docs/webhooks.md from outside: every committed event arrives (at least
 /// once), in commit order per key, by one replica at a time, and verifications never wait for the receiver.
 @Suite(
@@ -146,13 +147,27 @@ struct WebhookCrashProcessTests {
 
     // MARK: - kill -9 during delivery
 
-    /// The receiver holds the first request longer than the test waits; SIGKILL while it is in flight; a new
-    /// server (a short timeout) delivers it once the dead server's lease runs out: it arrives again, nothing is lost.
     @Test func anEventInFlightWhenTheServerIsKilledIsDeliveredAfterARestart() async throws {
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }
-        let ledger = "sqlite:" + folder.url.appendingPathComponent("hooks.sqlite").path
-        let receipts = try ReceiptCorpus.mint([[.consumable("8300000000000001")]], in: folder.url)
+        try await killDuringDelivery(
+            ledger: "sqlite:" + folder.url.appendingPathComponent("hooks.sqlite").path, in: folder,
+            transactionID: "8300000000000001")
+    }
+
+    @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))
+    func anEventInFlightWhenTheServerIsKilledOnPostgresIsDeliveredAfterARestart() async throws {
+        let database = try PostgresTestDatabase.create(prefix: "hooks_in_flight")
+        defer { database.drop() }
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        try await killDuringDelivery(ledger: database.url, in: folder, transactionID: "8600000000000001")
+    }
+
+    /// The receiver holds the first request longer than the test waits; SIGKILL while it is in flight; a new
+    /// server (a short timeout) delivers it once the dead server's lease runs out: it arrives again, nothing is lost.
+    func killDuringDelivery(ledger: String, in folder: TemporaryFolder, transactionID: String) async throws {
+        let receipts = try ReceiptCorpus.mint([[.consumable(transactionID)]], in: folder.url)
         let recorder = WebhookRecorder(.hold(limit: .seconds(150)))
         let hooks = try await recorder.start()
 
@@ -257,14 +272,27 @@ struct WebhookCrashProcessTests {
 
     // MARK: - A receiver that hangs
 
-    /// Every request to the receiver times out: verifications are still answered 200 while it hangs, and the
-    /// events are retried (attempts > 1).
     @Test func verificationsAreAnsweredWhileTheReceiverHangsAndEventsAreRetried() async throws {
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }
-        let ledger = "sqlite:" + folder.url.appendingPathComponent("hooks.sqlite").path
-        let receipts = try ReceiptCorpus.mint(
-            (0..<20).map { [.consumable(String(8_500_000_000_000_000 + $0))] }, in: folder.url)
+        try await receiverHangs(
+            ledger: "sqlite:" + folder.url.appendingPathComponent("hooks.sqlite").path, in: folder,
+            base: 8_500_000_000_000_000)
+    }
+
+    @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))
+    func verificationsOnPostgresAreAnsweredWhileTheReceiverHangsAndEventsAreRetried() async throws {
+        let database = try PostgresTestDatabase.create(prefix: "hooks_hangs")
+        defer { database.drop() }
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        try await receiverHangs(ledger: database.url, in: folder, base: 8_700_000_000_000_000)
+    }
+
+    /// Every request to the receiver times out: verifications are still answered 200 while it hangs, and the
+    /// events are retried (attempts > 1).
+    func receiverHangs(ledger: String, in folder: TemporaryFolder, base: Int) async throws {
+        let receipts = try ReceiptCorpus.mint((0..<20).map { [.consumable(String(base + $0))] }, in: folder.url)
         let recorder = WebhookRecorder(.hold(limit: .seconds(150)))
         let hooks = try await recorder.start()
         let server = try await Self.server(ledger: ledger, hooks: hooks, timeout: 1, in: folder, name: "hangs")

@@ -373,6 +373,92 @@ import Testing
         #expect(LedgerPlan.decide([entry], snapshot: snapshot).0.events.isEmpty)
     }
 
+    /// A subscription through its renewal states, each recorded on its own (as notifications and StoreKit 2 renewal
+    /// info arrive): lapsed while Apple retries the payment (grace period), the grace period over (billing retry),
+    /// Apple giving up (expired), then renewed. Each change is one `entitlement.changed`; the previous state is the
+    /// entitlement at the change's own instant, so the first one is from `expired` (it lapsed by time alone, which
+    /// writes nothing). Renewal info that changes no state writes no event.
+    @Test(arguments: Kind.allCases)
+    func renewalStatesMoveAnEntitlementThroughGracePeriodAndBillingRetry(kind: Kind) async throws {
+        guard LedgerStoreTests.available(kind) else { return }
+        let place = try Place(kind)
+        let store = try await place.open(Self.recording)
+        let ledger = Ledger(store: store)
+        let subscription = LedgerStoreTests.transaction(
+            "t1", original: "o1", kind: .autoRenewable, expires: Self.time(10_000))
+        _ = try await ledger.record(LedgerStoreTests.entry([subscription], account: "alice"))
+        #expect(try await Self.states(store) == ["nil active"])
+
+        // Lapsed, Apple retrying, within the grace period.
+        let grace = Self.renewal(retrying: true, graceEnds: Self.time(50_000), signed: Self.time(19_000))
+        _ = try await ledger.record(Self.entry(renewals: [grace], at: Self.time(20_000)))
+        #expect(try await Self.states(store) == ["nil active", "expired grace_period"])
+        // The same renewal info again, and the same state signed later: no change, no event.
+        _ = try await ledger.record(Self.entry(renewals: [grace], at: Self.time(21_000)))
+        var resigned = grace
+        resigned.signedDate = Self.time(21_500)
+        _ = try await ledger.record(Self.entry(renewals: [resigned], at: Self.time(22_000)))
+        #expect(try await Self.states(store).count == 2)
+
+        // The grace period cut short: still retrying, no longer entitled.
+        let retry = Self.renewal(retrying: true, graceEnds: nil, signed: Self.time(29_000))
+        _ = try await ledger.record(Self.entry(renewals: [retry], at: Self.time(30_000)))
+        var retryAgain = retry
+        retryAgain.signedDate = Self.time(31_000)
+        _ = try await ledger.record(Self.entry(renewals: [retryAgain], at: Self.time(32_000)))
+        // Apple gives up.
+        let stopped = Self.renewal(retrying: false, graceEnds: nil, signed: Self.time(39_000))
+        _ = try await ledger.record(Self.entry(renewals: [stopped], at: Self.time(40_000)))
+        // Renewed after all: a new transaction of the subscription.
+        let renewed = LedgerStoreTests.transaction(
+            "t2", original: "o1", kind: .autoRenewable, expires: Self.time(100_000), at: Self.time(45_000))
+        _ = try await ledger.record(LedgerStoreTests.entry([renewed], account: "alice", at: Self.time(45_000)))
+        #expect(
+            try await Self.states(store) == [
+                "nil active", "expired grace_period", "grace_period billing_retry", "billing_retry expired",
+                "expired active",
+            ])
+
+        let changes = try await store.events(LedgerEventQuery()).filter { $0.kind == .entitlementChanged }
+        #expect(changes.allSatisfy { $0.key == "account:alice" })
+        #expect(changes.map(\.createdAt) == [0, 20_000, 30_000, 40_000, 45_000].map(Self.time))
+        for (index, change) in changes.enumerated() {
+            let body = try Self.body(change)
+            #expect(body["id"] as? String == change.id)
+            #expect(body["account"] as? String == "alice")
+            #expect(body["original_transaction_id"] as? String == "o1")
+            // Only a transaction of the verification names one; renewal info alone names none.
+            let expected: String? = index == 0 ? "t1" : index == 4 ? "t2" : nil
+            #expect(body["transaction_id"] as? String == expected, "event \(index)")
+            let expires = index == 4 ? Self.time(100_000) : Self.time(10_000)
+            #expect((body["expires_date_ms"] as? NSNumber)?.int64Value == expires.millisecondsSince1970)
+        }
+        await store.close()
+    }
+
+    /// Renewal info for the subscription `o1`.
+    static func renewal(retrying: Bool, graceEnds: ReceiptDate?, signed: ReceiptDate) -> LedgerRenewal {
+        LedgerRenewal(
+            originalTransactionID: "o1", productID: "product.o1", autoRenewStatus: retrying ? 1 : 0,
+            isInBillingRetryPeriod: retrying, gracePeriodExpiresDate: graceEnds, environment: .sandbox,
+            signedDate: signed, updated: signed)
+    }
+
+    /// A verification that carries only renewal info (a notification's, or a StoreKit 2 renewal info's).
+    static func entry(renewals: [LedgerRenewal], at time: ReceiptDate) -> LedgerEntry {
+        var entry = LedgerStoreTests.entry([], account: nil, at: time)
+        entry.renewals = renewals
+        return entry
+    }
+
+    /// Each `entitlement.changed` event's `previous_state` and `state` ("nil" for null), in commit order.
+    static func states(_ store: any LedgerStore) async throws -> [String] {
+        try await store.events(LedgerEventQuery()).filter { $0.kind == .entitlementChanged }.map { event in
+            let body = try Self.body(event)
+            return "\(body["previous_state"] as? String ?? "nil") \(body["state"] as? String ?? "?")"
+        }
+    }
+
     @Test func timestampsAlwaysHaveMilliseconds() {
         #expect(LedgerEventComposer.timestamp(Self.time(0)) == "2023-11-14T22:13:20.000Z")
         #expect(LedgerEventComposer.timestamp(Self.time(7)) == "2023-11-14T22:13:20.007Z")

@@ -4,8 +4,8 @@ import ReceiptVerification
 import Synchronization
 
 /// A `LedgerStore` that keeps only events, in memory, with the protocol's documented semantics for the event calls
-/// (per-key heads, leases, settlement by the lease's owner only): the deliverer's tests run against it while the
-/// SQLite and PostgreSQL stores gain their outbox. Its other calls throw.
+/// (per-key heads, leases, settlement by the lease's owner only): the deliverer's tests run against it, the main
+/// ones beside the SQLite and PostgreSQL stores (``EventStoreUnderTest``). Its other calls throw.
 final class InMemoryEventStore: LedgerStore {
     private struct Stored {
         var event: LedgerEvent

@@ -7,8 +7,9 @@ import Synchronization
 import Testing
 
 /// The deliverer against a real loopback receiver, over the in-memory outbox: retries, a receiver that is down, a
-/// slow one, the maximum age, rotation and the wake-up. Backoffs and timeouts are short through configuration; no
-/// assertion is about how long anything took.
+/// slow one, the maximum age, rotation and the wake-up. A receiver that is down, a slow one and the maximum age run
+/// against the SQLite and PostgreSQL outboxes too (``EventStoreUnderTest``). Backoffs and timeouts are short through
+/// configuration; no assertion is about how long anything took.
 @Suite("webhook delivery", .serialized, .timeLimit(.minutes(2)))
 struct WebhookDeliveryTests {
     static let secret = "whsec_delivery_test"
@@ -43,12 +44,12 @@ struct WebhookDeliveryTests {
     }
 
     /// Polls `condition` until it holds (true) or a generous bound passes (false): a wait, not a timing assertion.
-    static func eventually(_ condition: () -> Bool) async -> Bool {
+    static func eventually(_ condition: () async throws -> Bool) async rethrows -> Bool {
         for _ in 0..<1_500 {
-            if condition() { return true }
+            if try await condition() { return true }
             try? await Task.sleep(for: .milliseconds(20))
         }
-        return condition()
+        return try await condition()
     }
 
     /// Runs `deliverer.run()` for the duration of `body`.
@@ -107,42 +108,45 @@ struct WebhookDeliveryTests {
         }
     }
 
-    @Test func aReceiverThatWasDownGetsEverythingInOrderPerKey() async throws {
+    @Test(arguments: EventStoreUnderTest.Kind.allCases)
+    func aReceiverThatWasDownGetsEverythingInOrderPerKey(kind: EventStoreUnderTest.Kind) async throws {
+        guard kind.isAvailable else { return }
         // A port nothing listens on yet: taken, then released.
         let receiver = WebhookReceiver()
         let port = try await receiver.start()
         await receiver.stop()
 
         let clock = TestWebhookClock()
-        let store = InMemoryEventStore()
-        let events = [
-            Self.event("a1", key: "account:a", clock: clock), Self.event("a2", key: "account:a", clock: clock),
-            Self.event("b1", key: "original:b", clock: clock), Self.event("a3", key: "account:a", clock: clock),
-            Self.event("b2", key: "original:b", clock: clock), Self.event("c1", key: "account:c", clock: clock),
-        ]
-        store.add(events)
+        let outbox = try await EventStoreUnderTest.open(kind)
+        let events = try await outbox.commit(
+            [
+                ("a1", "account:a"), ("a2", "account:a"), ("b1", "original:b"), ("a3", "account:a"),
+                ("b2", "original:b"), ("c1", "account:c"),
+            ], at: clock.now())
+        try #require(events.count == 6)
         let deliverer = try WebhookDeliverer(
-            configuration: Self.configuration(port: port), store: store, clock: clock, logger: Self.quietLogger)
+            configuration: Self.configuration(port: port), store: outbox.store, clock: clock, logger: Self.quietLogger)
 
         let (refusedFirst, allDelivered) = try await Self.running(deliverer) {
             // Each key's head is tried and refused; the events behind them wait.
-            let refused = await Self.eventually {
-                let all = store.all
-                return all.filter { $0.attempts >= 2 }.count == 3
-            }
-            let heldBack = store.all.filter { $0.attempts > 0 }.map(\.id)
+            let refused = try await Self.eventually { try await outbox.all().filter { $0.attempts >= 2 }.count == 3 }
+            let seen = try await outbox.all()
+            let heldBack = seen.filter { $0.attempts > 0 }.map(\.id)
             #expect(Set(heldBack) == Set([events[0].id, events[2].id, events[5].id]))
-            #expect(store.all.allSatisfy { $0.state == .pending && $0.lastError != nil || $0.attempts == 0 })
+            #expect(seen.allSatisfy { $0.state == .pending && $0.lastError != nil || $0.attempts == 0 })
             _ = try await receiver.start(port: port)
-            let delivered = await Self.eventually { store.all.allSatisfy { $0.state == .delivered } }
+            let delivered = try await Self.eventually {
+                try await outbox.all().allSatisfy { $0.state == .delivered }
+            }
             return (refused, delivered)
         }
         await receiver.stop()
+        await outbox.close()
 
         #expect(refusedFirst)
         #expect(allDelivered)
         let received = receiver.requests.compactMap(\.eventID)
-        // Each at least once.
+        // Each committed event at least once, and nothing else.
         #expect(Set(received) == Set(events.map(\.id)))
         // Per key, a later event is first sent only after every send of the one before it.
         for key in ["account:a", "original:b"] {
@@ -155,37 +159,42 @@ struct WebhookDeliveryTests {
         }
     }
 
-    @Test func aSlowReceiverTimesOutAndTheEventIsRetried() async throws {
+    @Test(arguments: EventStoreUnderTest.Kind.allCases)
+    func aSlowReceiverTimesOutAndTheEventIsRetried(kind: EventStoreUnderTest.Kind) async throws {
+        guard kind.isAvailable else { return }
         // The first answer comes long after the attempt's timeout; later ones at once.
         let receiver = WebhookReceiver { index in (200, index == 0 ? .seconds(4) : .zero) }
         let port = try await receiver.start()
         let clock = TestWebhookClock()
-        let store = InMemoryEventStore()
-        let event = Self.event("slow", key: "account:s", clock: clock)
-        store.add([event])
+        let outbox = try await EventStoreUnderTest.open(kind)
+        let event = try #require(try await outbox.commit([("slow1", "account:s")], at: clock.now()).first)
         let attempts = Attempts()
         let deliverer = try WebhookDeliverer(
-            configuration: Self.configuration(port: port, timeout: .seconds(1)), store: store, clock: clock,
+            configuration: Self.configuration(port: port, timeout: .seconds(1)), store: outbox.store, clock: clock,
             logger: Self.quietLogger, observe: attempts.record)
 
         try await Self.withClient { client in
             #expect(try await deliverer.deliverDue(client: client) == 1)
-            let afterTimeout = try #require(store.event(event.id))
+            let afterTimeout = try #require(try await outbox.event(event.id))
             #expect(afterTimeout.state == .pending)
             #expect(afterTimeout.attempts == 1)
             #expect(afterTimeout.lastError != nil)
             #expect(attempts.all.first?.result == .retried)
             #expect(attempts.all.first?.httpStatus == nil)
             // Rounds until it is due again and delivered.
-            for _ in 0..<200 where store.event(event.id)?.state != .delivered {
+            for _ in 0..<200 {
+                if try await outbox.event(event.id)?.state == .delivered { break }
                 _ = try await deliverer.deliverDue(client: client)
                 try await Task.sleep(for: .milliseconds(20))
             }
         }
         await receiver.stop()
-        #expect(store.event(event.id)?.state == .delivered)
+        let delivered = try await outbox.event(event.id)
+        await outbox.close()
+        #expect(delivered?.state == .delivered)
         #expect(attempts.all.last?.result == .delivered)
         #expect(receiver.requests.count >= 2)
+        #expect(receiver.requests.allSatisfy { $0.eventID == event.id })
     }
 
     /// AsyncHTTPClient's deadline ends at the response head: a receiver that answers 2xx at once and then trickles its
@@ -213,40 +222,49 @@ struct WebhookDeliveryTests {
         await receiver.stop()
     }
 
-    @Test func anEventOlderThanItsMaxAgeIsParkedAndAReplayQueuesItAgain() async throws {
+    @Test(arguments: EventStoreUnderTest.Kind.allCases)
+    func anEventOlderThanItsMaxAgeIsParkedAndAReplayQueuesItAgain(kind: EventStoreUnderTest.Kind) async throws {
+        guard kind.isAvailable else { return }
         let receiver = WebhookReceiver { _ in (503, .zero) }
         let port = try await receiver.start()
         let clock = TestWebhookClock()
-        let store = InMemoryEventStore()
-        let event = Self.event("old", key: "account:o", clock: clock)
-        store.add([event])
+        let outbox = try await EventStoreUnderTest.open(kind)
+        let event = try #require(try await outbox.commit([("old1", "account:o")], at: clock.now()).first)
         let attempts = Attempts()
         let deliverer = try WebhookDeliverer(
-            configuration: Self.configuration(port: port, maxAge: .seconds(60)), store: store, clock: clock,
+            configuration: Self.configuration(port: port, maxAge: .seconds(60)), store: outbox.store, clock: clock,
             logger: Self.quietLogger, observe: attempts.record)
 
         try await Self.withClient { client in
             #expect(try await deliverer.deliverDue(client: client) == 1)
-            #expect(store.event(event.id)?.state == .pending)
+            #expect(try await outbox.event(event.id)?.state == .pending)
             // Two minutes later (its retry long due), the next failure parks it.
             clock.advance(by: .seconds(120))
             #expect(try await deliverer.deliverDue(client: client) == 1)
-            let parked = try #require(store.event(event.id))
+            let parked = try #require(try await outbox.event(event.id))
             #expect(parked.state == .failed)
             #expect(parked.attempts == 2)
-            #expect(parked.lastError != nil)
+            #expect(parked.lastError == "HTTP 503")
             #expect(attempts.all.map(\.result) == [.retried, .parked])
             // Parked is not claimed again.
             #expect(try await deliverer.deliverDue(client: client) == 0)
+            #expect(try await outbox.store.events(LedgerEventQuery(onlyFailed: true)).map(\.id) == [event.id])
 
             // `webhooks replay --failed`: queued again, its age counted from now; the receiver is back.
-            #expect(try await store.requeueEvents(ids: nil, now: clock.now()) == 1)
+            let replayedAt = clock.now()
+            #expect(try await outbox.store.requeueEvents(ids: nil, now: replayedAt) == 1)
+            let queued = try #require(try await outbox.event(event.id))
+            #expect(queued.state == .pending && queued.maxAgeFrom == replayedAt)
             receiver.setScript { _ in (200, .zero) }
             #expect(try await deliverer.deliverDue(client: client) == 1)
         }
         await receiver.stop()
-        #expect(store.event(event.id)?.state == .delivered)
+        let delivered = try await outbox.event(event.id)
+        await outbox.close()
+        #expect(delivered?.state == .delivered)
+        #expect(delivered?.attempts == 3)
         #expect(receiver.requests.count == 3)
+        #expect(receiver.requests.allSatisfy { $0.eventID == event.id && $0.body == event.body })
     }
 
     @Test(.enabled(if: IndependentHMAC.available))
