@@ -459,6 +459,21 @@ import Testing
         }
     }
 
+    /// Ids sort in creation order (the unique index grows at its end) and stay distinct and random within a
+    /// millisecond.
+    @Test func idsSortInCreationOrderAndDifferWithinAMillisecond() {
+        let times = [Self.time(0), Self.time(1), Self.time(1_000), Self.time(86_400_000)]
+        let ids = times.map { LedgerEvent.newID(at: $0) }
+        #expect(ids == ids.sorted())
+        #expect(ids.allSatisfy { $0.hasPrefix("evt_") && $0.utf8.count == 36 })
+        #expect(ids[0].dropFirst(4).prefix(12) == String(1_700_000_000_000, radix: 16).leftPadded(to: 12))
+        let same = (0..<64).map { _ in LedgerEvent.newID(at: Self.time(5)) }
+        #expect(Set(same).count == 64)
+        #expect(Set(same.map { $0.suffix(16) }).count == 64, "the low 64 bits are random")
+        // Before 1970 clamps to 0 rather than trapping.
+        #expect(LedgerEvent.newID(at: ReceiptDate(clampingMillisecondsSince1970: -5)).hasPrefix("evt_000000000000"))
+    }
+
     @Test func timestampsAlwaysHaveMilliseconds() {
         #expect(LedgerEventComposer.timestamp(Self.time(0)) == "2023-11-14T22:13:20.000Z")
         #expect(LedgerEventComposer.timestamp(Self.time(7)) == "2023-11-14T22:13:20.007Z")
@@ -468,5 +483,11 @@ import Testing
         #expect(LedgerLimits.eventError("a\u{0}b\nc") == "a b c")
         let long = LedgerLimits.eventError(String(repeating: "é", count: 1000))
         #expect(long.utf8.count <= LedgerLimits.maximumEventErrorLength && long.utf8.count == 1024)
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

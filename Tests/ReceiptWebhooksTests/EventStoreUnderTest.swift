@@ -75,7 +75,7 @@ final class EventStoreUnderTest {
         if let memory {
             let events = purchases.map { name, key in
                 LedgerEvent(
-                    id: LedgerEvent.newID(), kind: .purchaseNew, key: key, createdAt: time,
+                    id: LedgerEvent.newID(at: time), kind: .purchaseNew, key: key, createdAt: time,
                     body: Array(#"{"type":"purchase.new","name":"\#(name)","key":"\#(key)"}"#.utf8))
             }
             memory.add(events)

@@ -22,7 +22,7 @@ struct WebhookDeliveryTests {
 
     static func event(_ name: String, key: String, clock: TestWebhookClock) -> LedgerEvent {
         LedgerEvent(
-            id: LedgerEvent.newID(), kind: .purchaseNew, key: key, createdAt: clock.now(),
+            id: LedgerEvent.newID(at: clock.now()), kind: .purchaseNew, key: key, createdAt: clock.now(),
             body: Array(#"{"type":"purchase.new","name":"\#(name)","key":"\#(key)"}"#.utf8))
     }
 

@@ -70,16 +70,23 @@ public struct LedgerEvent: Sendable, Hashable {
         self.lastError = lastError
     }
 
-    /// A new event id: `evt_` and 128 random bits in hex.
-    public static func newID() -> String {
+    /// A new event id for an event created at `time`: `evt_`, then 32 hex digits: the creation instant's
+    /// milliseconds since 1970 (48 bits, clamped) and 80 random bits.
+    ///
+    /// Ids made in creation order sort (nearly) in that order, so the ledger's unique index on them grows at its end
+    /// instead of taking each insert at a random page (which made recording events cost a third more). The 80 random
+    /// bits keep ids unguessable and distinct; the time they reveal is the body's `created_at`.
+    public static func newID(at time: ReceiptDate) -> String {
         var generator = SystemRandomNumberGenerator()
-        let high = generator.next() as UInt64
-        let low = generator.next() as UInt64
+        let milliseconds = UInt64(clamping: max(0, time.millisecondsSince1970)) & 0xFFFF_FFFF_FFFF
+        let random = generator.next() as UInt64
+        let more = generator.next() as UInt64
+        let high = milliseconds << 16 | random & 0xFFFF
         let hex = { (value: UInt64) -> String in
             let digits = String(value, radix: 16)
             return String(repeating: "0", count: 16 - digits.count) + digits
         }
-        return "evt_" + hex(high) + hex(low)
+        return "evt_" + hex(high) + hex(more)
     }
 }
 

@@ -46,7 +46,7 @@ enum LedgerEventComposer {
         _ entitlement: Entitlement, previous: Entitlement.State?, transactionID: String?, owner: String?,
         at time: ReceiptDate
     ) -> LedgerEvent {
-        let id = LedgerEvent.newID()
+        let id = LedgerEvent.newID(at: time)
         var body = header(
             id, .entitlementChanged, at: time, environment: entitlement.environment, bundleID: entitlement.bundleID,
             account: owner, originalTransactionID: entitlement.originalTransactionID, transactionID: transactionID,
@@ -66,7 +66,7 @@ enum LedgerEventComposer {
     static func conflict(
         _ conflict: LedgerConflict, account: String, transaction: LedgerTransaction?, at time: ReceiptDate
     ) -> LedgerEvent {
-        let id = LedgerEvent.newID()
+        let id = LedgerEvent.newID(at: time)
         var body = header(
             id, .ownershipConflict, at: time, environment: transaction?.environment, bundleID: transaction?.bundleID,
             account: account, originalTransactionID: conflict.originalTransactionID,
@@ -88,7 +88,7 @@ enum LedgerEventComposer {
         _ kind: LedgerEvent.Kind, about transaction: LedgerTransaction, owner: String?, at time: ReceiptDate,
         _ members: (inout JSONWriter) -> Void
     ) -> LedgerEvent {
-        let id = LedgerEvent.newID()
+        let id = LedgerEvent.newID(at: time)
         var body = header(
             id, kind, at: time, environment: transaction.environment, bundleID: transaction.bundleID, account: owner,
             originalTransactionID: transaction.originalTransactionID, transactionID: transaction.transactionID,
