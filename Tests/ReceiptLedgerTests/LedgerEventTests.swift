@@ -17,6 +17,26 @@ import Testing
 
     static func time(_ offset: Int64) -> ReceiptDate { LedgerStoreTests.time(offset) }
 
+    /// A fresh ledger of `kind` that records events, and its store; `nil` when `kind` is not available here.
+    struct Opened {
+        let place: Place
+        let store: any LedgerStore
+        let ledger: Ledger
+
+        /// Closes the store (and, by keeping `place` alive until then, its database).
+        func close() async {
+            await store.close()
+            withExtendedLifetime(place) {}
+        }
+    }
+
+    static func openRecording(_ kind: Kind) async throws -> Opened? {
+        guard LedgerStoreTests.available(kind) else { return nil }
+        let place = try Place(kind)
+        let store = try await place.open(recording)
+        return Opened(place: place, store: store, ledger: Ledger(store: store))
+    }
+
     /// The event's body as a JSON object.
     static func body(_ event: LedgerEvent) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(event.body)) as? [String: Any])
@@ -29,10 +49,8 @@ import Testing
 
     @Test(arguments: Kind.allCases)
     func aNewPurchaseWritesPurchaseNewAndItsFirstEntitlement(kind: Kind) async throws {
-        guard LedgerStoreTests.available(kind) else { return }
-        let place = try Place(kind)
-        let store = try await place.open(Self.recording)
-        let ledger = Ledger(store: store)
+        guard let opened = try await Self.openRecording(kind) else { return }
+        let (store, ledger) = (opened.store, opened.ledger)
         let purchase = LedgerStoreTests.transaction(
             "t1", original: "o1", kind: .autoRenewable, expires: Self.time(60_000))
         _ = try await ledger.record(LedgerStoreTests.entry([purchase], account: "alice", at: Self.time(123)))
@@ -67,15 +85,13 @@ import Testing
         // Seen again, later: nothing new, and time passing alone changes no entitlement.
         _ = try await ledger.record(LedgerStoreTests.entry([purchase], account: "alice", at: Self.time(90_000)))
         #expect(try await store.events(LedgerEventQuery()).count == 2)
-        await store.close()
+        await opened.close()
     }
 
     @Test(arguments: Kind.allCases)
     func anUnboundPurchaseIsKeyedByItsOriginalTransactionAndHasNoAccount(kind: Kind) async throws {
-        guard LedgerStoreTests.available(kind) else { return }
-        let place = try Place(kind)
-        let store = try await place.open(Self.recording)
-        let ledger = Ledger(store: store)
+        guard let opened = try await Self.openRecording(kind) else { return }
+        let (store, ledger) = (opened.store, opened.ledger)
         let consumable = LedgerStoreTests.transaction("c1", kind: .consumable)
         _ = try await ledger.record(LedgerStoreTests.entry([consumable], account: nil))
         let events = try await store.events(LedgerEventQuery())
@@ -83,15 +99,13 @@ import Testing
         #expect(Self.summary(events) == ["purchase.new original:c1"])
         #expect(try Self.body(try #require(events.first))["account"] is NSNull)
         #expect(try Self.body(try #require(events.first))["expires_date_ms"] is NSNull)
-        await store.close()
+        await opened.close()
     }
 
     @Test(arguments: Kind.allCases)
     func aRefundSignedLaterWritesRefundedAndRevoked(kind: Kind) async throws {
-        guard LedgerStoreTests.available(kind) else { return }
-        let place = try Place(kind)
-        let store = try await place.open(Self.recording)
-        let ledger = Ledger(store: store)
+        guard let opened = try await Self.openRecording(kind) else { return }
+        let (store, ledger) = (opened.store, opened.ledger)
         _ = try await ledger.record(LedgerStoreTests.entry([LedgerStoreTests.transaction("t1")], account: "alice"))
         var refunded = LedgerStoreTests.transaction("t1", cancelled: Self.time(4_000), at: Self.time(5_000))
         refunded.source = .storeKit
@@ -120,15 +134,13 @@ import Testing
             Self.summary(Array(after.dropFirst(4))) == [
                 "purchase.refund_reversed account:alice", "entitlement.changed account:alice",
             ])
-        await store.close()
+        await opened.close()
     }
 
     @Test(arguments: [ConflictPolicy.report, .reject], Kind.allCases)
     func aConflictWritesOwnershipConflict(policy: ConflictPolicy, kind: Kind) async throws {
-        guard LedgerStoreTests.available(kind) else { return }
-        let place = try Place(kind)
-        let store = try await place.open(Self.recording)
-        let ledger = Ledger(store: store)
+        guard let opened = try await Self.openRecording(kind) else { return }
+        let (store, ledger) = (opened.store, opened.ledger)
         let purchase = LedgerStoreTests.transaction("t1", original: "o1")
         _ = try await ledger.record(LedgerStoreTests.entry([purchase], account: "alice"))
         let outcome = try await ledger.record(
@@ -141,7 +153,7 @@ import Testing
         #expect(conflict["owner_account"] as? String == "alice")
         #expect(conflict["original_transaction_id"] as? String == "o1")
         #expect(conflict["transaction_ids"] as? [String] == ["t1"])
-        await store.close()
+        await opened.close()
     }
 
     @Test(arguments: Kind.allCases)
@@ -160,17 +172,15 @@ import Testing
     /// A refused entry and a batch the store fails write no event, and the facts of neither are recorded.
     @Test(arguments: Kind.allCases)
     func aFailedBatchWritesNoEvents(kind: Kind) async throws {
-        guard LedgerStoreTests.available(kind) else { return }
-        let place = try Place(kind)
-        let store = try await place.open(Self.recording)
-        let ledger = Ledger(store: store)
+        guard let opened = try await Self.openRecording(kind) else { return }
+        let (store, ledger) = (opened.store, opened.ledger)
         await #expect(throws: LedgerError(.invalidEntry, "")) {
             try await ledger.record(LedgerStoreTests.entry([LedgerStoreTests.transaction("bad id")], account: "a"))
         }
         // The audit trail refuses the batch's last write: its transactions and events were written before it.
         switch kind {
         case .sqlite:
-            let queue = try DatabaseQueue(path: try NotificationBackfillTests.sqlitePath(place))
+            let queue = try DatabaseQueue(path: try NotificationBackfillTests.sqlitePath(opened.place))
             try await queue.write { db in
                 try db.execute(
                     sql: "CREATE TRIGGER boom BEFORE INSERT ON ledger_audit WHEN NEW.endpoint = '/boom' "
@@ -178,7 +188,7 @@ import Testing
             }
             try queue.close()
         case .postgres:
-            try #require(place.database).run(
+            try #require(opened.place.database).run(
                 "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.endpoint = '/boom' THEN "
                     + "RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$; CREATE TRIGGER boom BEFORE INSERT ON "
                     + "ledger_audit FOR EACH ROW EXECUTE FUNCTION boom()")
@@ -188,16 +198,14 @@ import Testing
         await #expect(throws: LedgerError(.unavailable, "")) { try await store.commit([entry]) }
         #expect(try await store.events(LedgerEventQuery()).isEmpty)
         #expect(try await store.transaction(id: "t1") == nil)
-        await store.close()
+        await opened.close()
     }
 
     /// Two purchases of alice (one key) and one of bob: each key's events go out one at a time, in commit order.
     @Test(arguments: Kind.allCases)
     func eachKeyIsClaimedInOrderOneAtATime(kind: Kind) async throws {
-        guard LedgerStoreTests.available(kind) else { return }
-        let place = try Place(kind)
-        let store = try await place.open(Self.recording)
-        let ledger = Ledger(store: store)
+        guard let opened = try await Self.openRecording(kind) else { return }
+        let (store, ledger) = (opened.store, opened.ledger)
         _ = try await ledger.record(LedgerStoreTests.entry([LedgerStoreTests.transaction("a1")], account: "alice"))
         _ = try await ledger.record(LedgerStoreTests.entry([LedgerStoreTests.transaction("b1")], account: "bob"))
         let all = try await store.events(LedgerEventQuery())
@@ -252,17 +260,15 @@ import Testing
         #expect(replayed.state == .pending && replayed.maxAgeFrom == Self.time(60_000))
         #expect(try await store.requeueEvents(ids: [alice1.id, "evt_unknown"], now: Self.time(60_000)) == 1)
         #expect(try await store.pendingEvents().count == 4)
-        await store.close()
+        await opened.close()
     }
 
     /// A retry in backoff holds its key's later events back: they become due no earlier than it (settled then, or
     /// recorded while it waits), so the claim's due-order scan does not walk them; a stale owner's retry moves none.
     @Test(arguments: Kind.allCases)
     func aRetryMakesItsKeysLaterEventsDueNoEarlierThanIt(kind: Kind) async throws {
-        guard LedgerStoreTests.available(kind) else { return }
-        let place = try Place(kind)
-        let store = try await place.open(Self.recording)
-        let ledger = Ledger(store: store)
+        guard let opened = try await Self.openRecording(kind) else { return }
+        let (store, ledger) = (opened.store, opened.ledger)
         _ = try await ledger.record(LedgerStoreTests.entry([LedgerStoreTests.transaction("a1")], account: "alice"))
         let recorded = try await store.events(LedgerEventQuery())
         try #require(recorded.count == 2)
@@ -300,7 +306,7 @@ import Testing
         #expect(
             try await store.claimEvents(owner: "C", now: Self.time(40_001), leaseUntil: later, limit: 10).map(\.id)
                 == [next.id])
-        await store.close()
+        await opened.close()
     }
 
     /// Two stores on one ledger (two replicas, or two deliverers of one process) claiming at once never lease the
@@ -380,10 +386,8 @@ import Testing
     /// writes nothing). Renewal info that changes no state writes no event.
     @Test(arguments: Kind.allCases)
     func renewalStatesMoveAnEntitlementThroughGracePeriodAndBillingRetry(kind: Kind) async throws {
-        guard LedgerStoreTests.available(kind) else { return }
-        let place = try Place(kind)
-        let store = try await place.open(Self.recording)
-        let ledger = Ledger(store: store)
+        guard let opened = try await Self.openRecording(kind) else { return }
+        let (store, ledger) = (opened.store, opened.ledger)
         let subscription = LedgerStoreTests.transaction(
             "t1", original: "o1", kind: .autoRenewable, expires: Self.time(10_000))
         _ = try await ledger.record(LedgerStoreTests.entry([subscription], account: "alice"))
@@ -433,7 +437,7 @@ import Testing
             let expires = index == 4 ? Self.time(100_000) : Self.time(10_000)
             #expect((body["expires_date_ms"] as? NSNumber)?.int64Value == expires.millisecondsSince1970)
         }
-        await store.close()
+        await opened.close()
     }
 
     /// Renewal info for the subscription `o1`.
