@@ -157,19 +157,17 @@ struct ServeCommand: AsyncParsableCommand {
         }
         await openedLedger?.close()
         logger.info("stopped")
+        LogSink.standardError.flush()
     }
 
-    /// Standard error at `--log-level`, for every logger of the process.
+    /// Standard error at `--log-level`, for every logger of the process, buffered (``LogSink``).
     func bootstrapLogging(_ env: ServeEnvironment) throws -> Logger {
         let levelName = logLevel ?? env.text("RECEIPT_SERVER_LOG_LEVEL") ?? "info"
         guard let level = Logger.Level(rawValue: levelName) else {
             throw ValidationError("--log-level takes trace, debug, info, notice, warning, error or critical")
         }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        // Buffered: the access log writes a line per request (LogSink: warnings at once, the rest every 100 ms).
+        LoggingSystem.bootstrap { label in BufferedLogHandler(label: label, level: level) }
         return Logger(label: "receipt-server")
     }
 

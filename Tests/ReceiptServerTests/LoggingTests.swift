@@ -105,7 +105,8 @@ struct LoggingTests {
         let entries = recorder.entries.withLock { $0 }
         let access = entries.filter { $0.message == "request" }
         #expect(access.count == 3)
-        #expect(access.allSatisfy { $0.level == .debug && $0.metadata["method"] == "POST" })
+        #expect(access.allSatisfy { $0.level == .info && $0.metadata["method"] == "POST" })
+        #expect(access.allSatisfy { ($0.metadata["duration"] ?? "").hasSuffix("ms") })
         #expect(access.map { $0.metadata["endpoint"] } == ["/sandbox/verifyReceipt", "/verifyReceipt", "/v1/verify"])
         #expect(access.map { $0.metadata["http_status"] } == ["200", "200", "415"])
         #expect(access.map { $0.metadata["refusal"] } == [nil, "server.invalid_json", "server.unsupported_media_type"])
@@ -121,15 +122,24 @@ struct LoggingTests {
         #expect(!entries.contains { $0.line.contains("not-logged") })
     }
 
-    @Test("at info, the default: no line per request")
-    func quietAtInfo() async throws {
-        let recorder = LogRecorder()
+    @Test("at info, the default: the access line and nothing else per request; at warning, nothing")
+    func accessLineAtInfo() async throws {
         let valid = try Support.fixture("valid-sha256.receipt")
-        try await Self.service(recorder, level: .info).makeApplication().test(.router) { client in
-            _ = try await client.execute(
-                uri: "/sandbox/verifyReceipt", method: .post, body: Support.appleRequest(valid))
-            _ = try await client.execute(uri: "/v1/verify", method: .post, body: ByteBuffer(string: "nope"))
+        for (level, expected) in [(Logger.Level.info, ["request", "request"]), (.warning, [])] {
+            let recorder = LogRecorder()
+            try await Self.service(recorder, level: level).makeApplication().test(.router) { client in
+                _ = try await client.execute(
+                    uri: "/sandbox/verifyReceipt", method: .post, body: Support.appleRequest(valid))
+                _ = try await client.execute(uri: "/v1/verify", method: .post, body: ByteBuffer(string: "nope"))
+            }
+            #expect(recorder.entries.withLock { $0 }.map(\.message) == expected, "at \(level)")
         }
-        #expect(recorder.entries.withLock { $0 }.isEmpty)
+    }
+
+    @Test func durationsAreMillisecondsWithThreeDecimals() {
+        #expect(RouteObserverMiddleware<BasicRequestContext>.milliseconds(.microseconds(412)) == "0.412ms")
+        #expect(RouteObserverMiddleware<BasicRequestContext>.milliseconds(.milliseconds(12_345)) == "12345.000ms")
+        #expect(RouteObserverMiddleware<BasicRequestContext>.milliseconds(.nanoseconds(1_999)) == "0.001ms")
+        #expect(RouteObserverMiddleware<BasicRequestContext>.milliseconds(.seconds(-1)) == "0.000ms")
     }
 }

@@ -6,17 +6,17 @@ package import Logging
 ///
 /// The request's logger is Hummingbird's per-request `context.logger`, which already carries the request
 /// id Hummingbird gives every request (`hb.request.id`); the handlers' own lines carry it and the route as
-/// well. The access line is at ``accessLogLevel`` (`debug` by default, so off at the server's default
-/// `info`: at thousands of requests a second it would be most of the output). It names the method, the
-/// route's path pattern, the HTTP status, the time taken and, for a refusal, its code; never the URI's
-/// query, a header or a byte of the body, where receipts and secrets travel.
+/// well. The access line is at ``accessLogLevel`` (`info` by default: one line per request at the server's default
+/// level, written through ``BufferedLogHandler`` so that it costs little). It names the method, the route's path
+/// pattern, the HTTP status, the time taken in milliseconds and, for a refusal, its code; never the URI's query, a
+/// header or a byte of the body, where receipts and secrets travel.
 package struct RouteObserverMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Where requests are counted.
     package let metrics: ServerMetrics
     /// The level of the one access-log line per request.
     package let accessLogLevel: Logger.Level
 
-    package init(metrics: ServerMetrics, accessLogLevel: Logger.Level = .debug) {
+    package init(metrics: ServerMetrics, accessLogLevel: Logger.Level = .info) {
         self.metrics = metrics
         self.accessLogLevel = accessLogLevel
     }
@@ -54,7 +54,8 @@ package struct RouteObserverMiddleware<Context: RequestContext>: RouterMiddlewar
         metrics.recordRequest(route: route, httpStatus: httpStatus, duration: elapsed, refusal: refusal)
         guard logger.logLevel <= accessLogLevel else { return }
         var metadata: Logger.Metadata = [
-            "method": .string(request.method.rawValue), "http_status": "\(httpStatus)", "duration": "\(elapsed)",
+            "method": .string(request.method.rawValue), "http_status": "\(httpStatus)",
+            "duration": .string(Self.milliseconds(elapsed)),
             "endpoint": .string(route),
         ]
         if let refusal {
@@ -62,5 +63,14 @@ package struct RouteObserverMiddleware<Context: RequestContext>: RouterMiddlewar
             if let status = refusal.verifyReceiptStatus { metadata["status"] = "\(status)" }
         }
         logger.log(level: accessLogLevel, "request", metadata: metadata)
+    }
+
+    /// `12.345ms`: the duration in milliseconds with three decimals, by integer arithmetic (no floating-point
+    /// formatting per request).
+    package static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let microseconds = max(0, seconds) &* 1_000_000 &+ max(0, attoseconds) / 1_000_000_000_000
+        let fraction = String(microseconds % 1000)
+        return "\(microseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction + "ms"
     }
 }
