@@ -164,6 +164,66 @@ import Testing
         await store.close()
     }
 
+    /// A receipt recorded whole is answered from its key the next time it comes for the same audience: every
+    /// transaction known, its audit entry written, and no transaction read or touched (their `lastSeen` stays).
+    /// Another transaction list under the same digest, another audience, or a conflict each take the full path.
+    @Test(arguments: Kind.allCases)
+    func aReceiptSeenAgainIsAnsweredFromItsKey(kind: Kind) async throws {
+        guard Self.available(kind) else { return }
+        let place = try Place(kind)
+        let store = try await place.open()
+        let ledger = Ledger(store: store)
+        let purchases = [Self.transaction("r1"), Self.transaction("r2", original: "o1")]
+        let first = try await ledger.record(Self.entry(purchases, account: "alice", at: Self.time(0)))
+        #expect(first.newTransactionIDs == ["r1", "r2"])
+
+        let again = try await ledger.record(Self.entry(purchases, account: "alice", at: Self.time(10)))
+        #expect(again == LedgerOutcome(knownTransactionIDs: ["r1", "r2"]))
+        #expect(try await store.transaction(id: "r1")?.0.lastSeen == Self.time(0), "answered from the key")
+        #expect(try await store.auditEntries(AuditQuery()).count == 2)
+
+        // The same digest claimed for other transactions: recorded in full.
+        let other = try await ledger.record(Self.entry([Self.transaction("r3")], account: "alice", at: Self.time(20)))
+        #expect(other.newTransactionIDs == ["r3"])
+
+        // Another account: a conflict, reported every time (never remembered).
+        for time in [30, 40] {
+            let conflicting = try await ledger.record(Self.entry(purchases, account: "bob", at: Self.time(Int64(time))))
+            #expect(conflicting.conflicts.map(\.originalTransactionID) == ["r1", "o1"])
+        }
+        // No account: new to that audience once, then answered from its own key.
+        let anonymous = try await ledger.record(Self.entry(purchases, account: nil, at: Self.time(50)))
+        #expect(anonymous.newTransactionIDs == ["r1", "r2"])
+        let seen = try #require(try await store.transaction(id: "r1")?.0.lastSeen)
+        let anonymousAgain = try await ledger.record(Self.entry(purchases, account: nil, at: Self.time(60)))
+        #expect(anonymousAgain == LedgerOutcome(knownTransactionIDs: ["r1", "r2"]))
+        // The full path would have moved it to the verification's time.
+        #expect(try await store.transaction(id: "r1")?.0.lastSeen == seen)
+        #expect(seen != Self.time(60))
+        #expect(try await store.auditEntries(AuditQuery()).count == 7)
+        await store.close()
+    }
+
+    /// Facts recorded after a receipt (a refund) stand when the receipt is seen again, answered from its key.
+    @Test(arguments: Kind.allCases)
+    func aRefundRecordedLaterStandsWhenTheReceiptIsSeenAgain(kind: Kind) async throws {
+        guard Self.available(kind) else { return }
+        let place = try Place(kind)
+        let store = try await place.open()
+        let ledger = Ledger(store: store)
+        let receipt = Self.entry([Self.transaction("f1")], account: "carol", at: Self.time(0))
+        _ = try await ledger.record(receipt)
+        var refund = Self.entry(
+            [Self.transaction("f1", cancelled: Self.time(5), at: Self.time(10))], account: "carol", at: Self.time(10))
+        refund.receiptSHA256 = "later"
+        _ = try await ledger.record(refund)
+        var seenAgain = receipt
+        seenAgain.time = Self.time(20)
+        #expect(try await ledger.record(seenAgain) == LedgerOutcome(knownTransactionIDs: ["f1"]))
+        #expect(try await store.transaction(id: "f1")?.0.cancellationDate == Self.time(5))
+        await store.close()
+    }
+
     @Test(arguments: Kind.allCases)
     func aKnownTransactionKeepsItsFirstSightingAndGainsARefund(kind: Kind) async throws {
         guard Self.available(kind) else { return }
@@ -178,9 +238,10 @@ import Testing
         #expect(held.0.firstSeen == Self.time(0))
         #expect(held.0.lastSeen == Self.time(10))
         #expect(held.0.cancellationDate == Self.time(5))
-        // Seen again without the refund: a refund stays a refund.
-        _ = try await ledger.record(
-            Self.entry([Self.transaction("1", at: Self.time(20))], account: nil, at: Self.time(20)))
+        // Seen again, in another receipt, without the refund: a refund stays a refund.
+        var another = Self.entry([Self.transaction("1", at: Self.time(20))], account: nil, at: Self.time(20))
+        another.receiptSHA256 = "cd"
+        _ = try await ledger.record(another)
         let still = try #require(try await store.transaction(id: "1"))
         #expect(still.0.cancellationDate == Self.time(5))
         #expect(still.0.lastSeen == Self.time(20))

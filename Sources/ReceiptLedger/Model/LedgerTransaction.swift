@@ -27,6 +27,8 @@ public struct LedgerTransaction: Sendable, Hashable {
     /// The UUID the app set on a StoreKit 2 purchase to name its own account (JWS `appAccountToken`), when known.
     public var appAccountToken: String?
     public var firstSeen: ReceiptDate
+    /// The last verification that showed it in a receipt the ledger had not recorded for that audience, or in a
+    /// signed statement: a receipt seen again is answered from its key (``LedgerReceiptKey``) and touches nothing.
     public var lastSeen: ReceiptDate
     /// When Apple signed the latest statement about this transaction: a StoreKit 2 JWS's `signedDate` (on its own
     /// or nested in a notification), or an app receipt's creation date (Apple signs a receipt when it creates

@@ -33,7 +33,25 @@ struct BatchDecision {
     }
 
     /// Decides one verification after those before it; its audit entry and writes join the batch's.
-    mutating func decide(_ entry: LedgerEntry) -> LedgerOutcome {
+    /// - Parameter receiptKey: the entry's ``LedgerReceiptKey``: when the ledger (or this batch) recorded that
+    ///   receipt whole for that audience, the answer is every transaction known, and nothing but the audit entry is
+    ///   written; when this verification records it whole without a conflict, the key is remembered.
+    mutating func decide(_ entry: LedgerEntry, receiptKey: String? = nil) -> LedgerOutcome {
+        if let receiptKey, state.knownReceipts.contains(receiptKey) {
+            let outcome = LedgerOutcome(knownTransactionIDs: LedgerPlan.unique(entry.transactions).map(\.transactionID))
+            audit(entry, outcome, verdict: entry.verdict, reason: entry.reason)
+            return outcome
+        }
+        let outcome = decideInFull(entry)
+        if let receiptKey, outcome.conflicts.isEmpty, !outcome.isRejected {
+            state.knownReceipts.insert(receiptKey)
+            changes.receipts.append((receiptKey, entry.time))
+        }
+        return outcome
+    }
+
+    /// ``decide(_:receiptKey:)`` transaction by transaction.
+    private mutating func decideInFull(_ entry: LedgerEntry) -> LedgerOutcome {
         let eventsBefore = changes.events.count
         if entry.verdict == .valid, let notification = entry.notification {
             // A retry of a notification already recorded (this batch included) changes nothing.

@@ -28,6 +28,8 @@ package struct LedgerChanges: Sendable {
     package var accountTokens: [(transactionID: String, token: String)] = []
     /// One entry per verification, in order.
     package var audits: [AuditEntry] = []
+    /// Receipts recorded whole for the first time (``LedgerReceiptKey``), with the time: remembered, not facts.
+    package var receipts: [(key: String, time: ReceiptDate)] = []
     /// Events for the app's backend, in the order the facts were decided (``LedgerEvent``); empty unless the store
     /// records events (``LedgerStoreOptions/recordsEvents``).
     package var events: [LedgerEvent] = []

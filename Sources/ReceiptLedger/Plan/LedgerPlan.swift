@@ -10,11 +10,16 @@ import ReceiptVerification
 /// a batch equivalent to the same verifications committed one at a time in that order.
 package enum LedgerPlan {
     /// What a store reads first for `entries`.
-    /// - Parameter recordsEvents: whether the batch's events are decided too (``LedgerStoreOptions/recordsEvents``):
+    /// - Parameters:
+    ///   - recordsEvents: whether the batch's events are decided too (``LedgerStoreOptions/recordsEvents``):
     ///   then the store also reads every transaction, the owner and the renewal state under each original
     ///   transaction id the batch touches, which an entitlement's state before and after depends on. Only then,
     ///   so a ledger without a webhook pays for none of it.
-    package static func keys(of entries: [LedgerEntry], recordsEvents: Bool = false) -> LedgerKeys {
+    ///   - answered: per entry (in order), whether its receipt key is known (``LedgerSnapshot/knownReceipts``): such
+    ///     an entry is answered from the key, and nothing of it is read. Empty for none.
+    package static func keys(
+        of entries: [LedgerEntry], recordsEvents: Bool = false, answered: [Bool] = []
+    ) -> LedgerKeys {
         var transactionIDs = Set<String>()
         var owned = Set<String>()
         var renewed = Set<String>()
@@ -22,7 +27,8 @@ package enum LedgerPlan {
         var notifications = Set<String>()
         // Original transaction ids whose whole group the events need (see `recordsEvents`).
         var groups = Set<String>()
-        for entry in entries {
+        for (index, entry) in entries.enumerated() {
+            if index < answered.count, answered[index] { continue }
             subscriptions.formUnion(entry.readsSubscriptions)
             guard entry.verdict == .valid else { continue }
             for transaction in entry.transactions {
@@ -49,6 +55,12 @@ package enum LedgerPlan {
             subscriptionIDs: subscriptions.sorted(), notificationIDs: notifications.sorted())
     }
 
+    /// The receipt keys of `entries` (``LedgerReceiptKey``), which a store reads first: those it knows are answered
+    /// without reading their transactions (``keys(of:recordsEvents:answered:)``).
+    package static func receiptKeys(of entries: [LedgerEntry]) -> [String?] {
+        entries.map(LedgerReceiptKey.key(for:))
+    }
+
     /// Decides a batch.
     /// - Parameters:
     ///   - snapshot: what the store read for ``keys(of:recordsEvents:)`` with the same `recordsEvents`.
@@ -60,7 +72,10 @@ package enum LedgerPlan {
         var batch = BatchDecision(snapshot: snapshot, recordsEvents: recordsEvents)
         var outcomes: [LedgerOutcome] = []
         outcomes.reserveCapacity(entries.count)
-        for entry in entries { outcomes.append(batch.decide(entry)) }
+        for (index, entry) in entries.enumerated() {
+            let key = index < snapshot.receiptKeys.count ? snapshot.receiptKeys[index] : nil
+            outcomes.append(batch.decide(entry, receiptKey: key))
+        }
         var changes = batch.changes
         changes.touched = batch.touched.sorted()
         readBackSubscriptions(entries, from: batch.state, into: &outcomes)

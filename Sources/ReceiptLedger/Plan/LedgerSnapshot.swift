@@ -11,6 +11,10 @@ package struct LedgerSnapshot: Sendable {
     package var renewals: [String: LedgerRenewal] = [:]
     /// The notification ids among the batch's that the ledger already holds.
     package var notificationIDs: Set<String> = []
+    /// Each entry's ``LedgerReceiptKey`` (`nil` for none), in the batch's order.
+    package var receiptKeys: [String?] = []
+    /// The keys among ``receiptKeys`` the ledger remembers: those entries are answered without their transactions.
+    package var knownReceipts: Set<String> = []
 
     package init(transactions: [String: LedgerTransaction] = [:], owners: [String: String] = [:]) {
         self.transactions = transactions

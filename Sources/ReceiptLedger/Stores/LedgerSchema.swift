@@ -28,13 +28,17 @@
 ///   lock); `event_id` is the receivers' deduplication key. `ledger_events_due` finds what is pending and due,
 ///   `ledger_events_key` (of pending events only) a key's earliest pending event (the head that holds the key's later events back),
 ///   `ledger_events_created` lists by creation time.
+/// Version 6 (a repeat sighting of a receipt at the cost of one lookup):
+/// - `ledger_receipts`: one row per receipt recorded whole for an audience (``LedgerReceiptKey``), with when it was
+///   first recorded. Derived from the facts beside it, written in their transaction; a lost row only costs the next
+///   sighting of that receipt a full recording.
 /// Dates are milliseconds since 1970 (UTC), as Apple writes them.
 enum LedgerSchema {
     enum Dialect { case sqlite, postgres }
 
     /// The migrations, oldest first; index + 1 is the version.
     static func migrations(_ dialect: Dialect) -> [[String]] {
-        [version1(dialect), version2(dialect), version3(dialect), version4(), version5(dialect)]
+        [version1(dialect), version2(dialect), version3(dialect), version4(), version5(dialect), version6(dialect)]
     }
 
     static var latestVersion: Int { migrations(.sqlite).count }
@@ -212,6 +216,15 @@ enum LedgerSchema {
             "CREATE INDEX ledger_events_key ON ledger_events (event_key, seq) WHERE state = 'pending'",
             "CREATE INDEX ledger_events_created ON ledger_events (created_ms)",
         ]
+    }
+
+    private static func version6(_ dialect: Dialect) -> [String] {
+        dialect == .sqlite
+            ? [
+                "CREATE TABLE ledger_receipts (receipt_key TEXT PRIMARY KEY NOT NULL, first_seen_ms INTEGER NOT NULL) "
+                    + "WITHOUT ROWID"
+            ]
+            : ["CREATE TABLE ledger_receipts (receipt_key TEXT PRIMARY KEY NOT NULL, first_seen_ms BIGINT NOT NULL)"]
     }
 
     /// The table of applied versions, created before anything else.

@@ -131,8 +131,15 @@ public final class PostgresLedgerStore: LedgerStore {
             return try await withDeadline { leased in
                 try await leased.withTransaction(logger: logger) { connection in
                     try await connection.query("SELECT pg_advisory_xact_lock(\(Self.writerLockKey))", logger: logger)
-                    let keys = LedgerPlan.keys(of: entries, recordsEvents: recordsEvents)
-                    let snapshot = try await Self.snapshot(connection, keys, logger: logger)
+                    // Receipts recorded whole before are answered from their key: their transactions are not read.
+                    let receiptKeys = LedgerPlan.receiptKeys(of: entries)
+                    let knownReceipts = try await Self.knownReceipts(connection, receiptKeys, logger: logger)
+                    let keys = LedgerPlan.keys(
+                        of: entries, recordsEvents: recordsEvents,
+                        answered: receiptKeys.map { $0.map(knownReceipts.contains) ?? false })
+                    var snapshot = try await Self.snapshot(connection, keys, logger: logger)
+                    snapshot.receiptKeys = receiptKeys
+                    snapshot.knownReceipts = knownReceipts
                     let (changes, outcomes) = LedgerPlan.decide(
                         entries, snapshot: snapshot, recordsEvents: recordsEvents)
                     try await Self.apply(changes, connection, logger: logger)
@@ -144,6 +151,19 @@ public final class PostgresLedgerStore: LedgerStore {
         } catch {
             throw LedgerError(.unavailable, "the PostgreSQL ledger could not record: \(Self.describe(error))")
         }
+    }
+
+    /// The keys among `receiptKeys` the ledger remembers (one round trip for the batch).
+    private static func knownReceipts(
+        _ connection: PostgresConnection, _ receiptKeys: [String?], logger: Logger
+    ) async throws -> Set<String> {
+        let wanted = receiptKeys.compactMap { $0 }
+        guard !wanted.isEmpty else { return [] }
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: PostgresStatements.knownReceipts, binds: binds(wanted)), logger: logger)
+        var known = Set<String>()
+        for try await key in rows.decode(String.self) { known.insert(key) }
+        return known
     }
 
     private static func snapshot(_ connection: PostgresConnection, _ keys: LedgerKeys, logger: Logger) async throws
@@ -225,6 +245,12 @@ public final class PostgresLedgerStore: LedgerStore {
                 PostgresStatements.insertTokens,
                 changes.accountTokens.map { AccountTokenRecord(transactionID: $0.transactionID, token: $0.token) },
                 capacity: 120, connection, logger: logger)
+        }
+        if !changes.receipts.isEmpty {
+            var bindings = binds(changes.receipts.map(\.key))
+            bindings.append(changes.receipts.map(\.time.millisecondsSince1970))
+            try await connection.query(
+                PostgresQuery(unsafeSQL: PostgresStatements.insertReceipts, binds: bindings), logger: logger)
         }
         if !changes.audits.isEmpty {
             try await insert(

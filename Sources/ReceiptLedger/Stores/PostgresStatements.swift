@@ -96,6 +96,12 @@ enum PostgresStatements {
     }
     static let auditOrder = " ORDER BY \(Audit.sequence.name)"
 
+    /// The receipt keys among `$1` (a text array) the ledger remembers (``LedgerReceiptKey``).
+    static let knownReceipts = "SELECT receipt_key FROM ledger_receipts WHERE receipt_key = ANY($1)"
+    /// Remembers the receipt keys `$1` first recorded at the times `$2` (arrays of one length).
+    static let insertReceipts =
+        "INSERT INTO ledger_receipts (receipt_key, first_seen_ms) SELECT * FROM unnest($1::text[], $2::bigint[]) "
+        + "ON CONFLICT (receipt_key) DO NOTHING"
     /// The batch's events bound as `$1` (``records(_:capacity:)``), inserted in the array's order: the sequence
     /// numbers them as they come (commit order: batches insert under the writer lock).
     ///

@@ -130,8 +130,15 @@ public final class SQLiteLedgerStore: LedgerStore {
                 var outcomes: [LedgerOutcome]?
                 var needsFull = syncEveryCommit
                 try Self.immediateTransaction(db) {
-                    let keys = LedgerPlan.keys(of: entries, recordsEvents: recordsEvents)
-                    let snapshot = try Self.snapshot(db, keys)
+                    // Receipts recorded whole before are answered from their key: their transactions are not read.
+                    let receiptKeys = LedgerPlan.receiptKeys(of: entries)
+                    let knownReceipts = try Self.knownReceipts(db, receiptKeys)
+                    let keys = LedgerPlan.keys(
+                        of: entries, recordsEvents: recordsEvents,
+                        answered: receiptKeys.map { $0.map(knownReceipts.contains) ?? false })
+                    var snapshot = try Self.snapshot(db, keys)
+                    snapshot.receiptKeys = receiptKeys
+                    snapshot.knownReceipts = knownReceipts
                     let (changes, decided) = LedgerPlan.decide(
                         entries, snapshot: snapshot, recordsEvents: recordsEvents)
                     // An event is a promise to the app's backend: it survives a power loss as the facts do.
@@ -168,6 +175,16 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     private static func recordingFailure(_ error: any Error) -> LedgerError {
         error as? LedgerError ?? LedgerError(.unavailable, "the SQLite ledger could not record: \(describe(error))")
+    }
+
+    /// The keys among `receiptKeys` the ledger remembers (one indexed lookup for the batch).
+    private static func knownReceipts(_ db: Database, _ receiptKeys: [String?]) throws -> Set<String> {
+        let wanted = receiptKeys.compactMap { $0 }
+        guard !wanted.isEmpty else { return [] }
+        return Set(
+            try String.fetchAll(
+                db.cachedStatement(sql: SQLiteStatements.knownReceipts),
+                arguments: [LedgerColumnJSON.column(ids: wanted)]))
     }
 
     private static func snapshot(_ db: Database, _ keys: LedgerKeys) throws -> LedgerSnapshot {
@@ -246,6 +263,12 @@ public final class SQLiteLedgerStore: LedgerStore {
             for (id, token) in changes.accountTokens {
                 try insert.execute(
                     arguments: SQLiteStatements.arguments(AccountTokenRecord(transactionID: id, token: token)))
+            }
+        }
+        if !changes.receipts.isEmpty {
+            let remember = try db.cachedStatement(sql: SQLiteStatements.insertReceipt)
+            for (key, time) in changes.receipts {
+                try remember.execute(arguments: [key, time.millisecondsSince1970])
             }
         }
         try appendAudits(changes.audits, db)

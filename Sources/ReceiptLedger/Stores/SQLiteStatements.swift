@@ -78,6 +78,10 @@ enum SQLiteStatements {
         + "json_each(\(Audit.conflicts.name)) AS c, json_each(c.value, '$.transaction_ids') AS t WHERE t.value = ?))"
     static let auditOrder = " ORDER BY \(Audit.sequence.name)"
 
+    /// The receipt keys among `?` (a JSON array) the ledger remembers (``LedgerReceiptKey``).
+    static let knownReceipts = "SELECT receipt_key FROM ledger_receipts WHERE receipt_key \(inIDs)"
+    /// Remembers a receipt key (`?1`) first recorded at `?2`.
+    static let insertReceipt = "INSERT OR IGNORE INTO ledger_receipts (receipt_key, first_seen_ms) VALUES (?1, ?2)"
     /// Inserts an event (``LedgerColumn/inserted`` bound in order), due no earlier than the latest pending event of
     /// its key: a key whose head waits out a retry's backoff keeps its later events out of the due order's way
     /// (``claimableEvents``), so claiming does not walk them while the receiver is down.

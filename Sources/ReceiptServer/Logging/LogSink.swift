@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 import Synchronization
 
@@ -110,13 +109,20 @@ public final class LogSink: Sendable {
         guard !flusherStarted.load(ordering: .relaxed),
             flusherStarted.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
         else { return }
-        let interval = UInt32(Self.flushInterval.components.attoseconds / 1_000_000_000_000)
-        Thread.detachNewThread { [self] in
-            while true {
-                usleep(interval)
-                flush()
-            }
-        }
+        // A thread of its own (not a task: the flush blocks in write(2)), holding the sink for the process's life.
+        var thread = pthread_t()
+        let started = pthread_create(
+            &thread, nil,
+            { argument in
+                guard let argument else { return nil }
+                let sink = Unmanaged<LogSink>.fromOpaque(argument).takeUnretainedValue()
+                let interval = UInt32(LogSink.flushInterval.components.attoseconds / 1_000_000_000_000)
+                while true {
+                    usleep(interval)
+                    sink.flush()
+                }
+            }, Unmanaged.passRetained(self).toOpaque())
+        if started == 0 { pthread_detach(thread) }
         if self === LogSink.standardError { atexit { LogSink.standardError.flush() } }
     }
 
