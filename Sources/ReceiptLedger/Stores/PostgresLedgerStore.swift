@@ -13,7 +13,8 @@ import Synchronization
 ///   transaction-scoped advisory lock (`writerLockKey`): the ledger's writers, on every replica, run one at a
 ///   time, and each reads, after the lock, everything committed before it. The primary keys of
 ///   `ledger_transactions` and `ledger_owners` back that up: a write that bypassed the lock and raced would fail
-///   its whole batch, never report an id new twice or bind a purchase twice.
+///   its whole batch, never report an id new twice or bind a purchase twice. A batch whose every verification is a
+///   receipt the ledger recorded whole before (``LedgerReceiptKey``) writes only audit entries and takes no lock.
 /// - A commit returns once PostgreSQL reports it durable (`synchronous_commit` on, the default).
 /// - Migrations run at start in one transaction under another advisory lock: replicas starting together
 ///   migrate once.
@@ -130,13 +131,18 @@ public final class PostgresLedgerStore: LedgerStore {
         do {
             return try await withDeadline { leased in
                 try await leased.withTransaction(logger: logger) { connection in
-                    try await connection.query("SELECT pg_advisory_xact_lock(\(Self.writerLockKey))", logger: logger)
                     // Receipts recorded whole before are answered from their key: their transactions are not read.
+                    // A key once written is never removed, so it is read before the writer lock; a batch answered
+                    // whole from keys writes only audit entries, which need no lock (one round trip less, and no
+                    // wait behind other replicas' batches).
                     let receiptKeys = LedgerPlan.receiptKeys(of: entries)
                     let knownReceipts = try await Self.knownReceipts(connection, receiptKeys, logger: logger)
-                    let keys = LedgerPlan.keys(
-                        of: entries, recordsEvents: recordsEvents,
-                        answered: receiptKeys.map { $0.map(knownReceipts.contains) ?? false })
+                    let answered = receiptKeys.map { $0.map(knownReceipts.contains) ?? false }
+                    if !answered.allSatisfy({ $0 }) {
+                        try await connection.query(
+                            "SELECT pg_advisory_xact_lock(\(Self.writerLockKey))", logger: logger)
+                    }
+                    let keys = LedgerPlan.keys(of: entries, recordsEvents: recordsEvents, answered: answered)
                     var snapshot = try await Self.snapshot(connection, keys, logger: logger)
                     snapshot.receiptKeys = receiptKeys
                     snapshot.knownReceipts = knownReceipts
