@@ -14,7 +14,8 @@ import Synchronization
 ///   time, and each reads, after the lock, everything committed before it. The primary keys of
 ///   `ledger_transactions` and `ledger_owners` back that up: a write that bypassed the lock and raced would fail
 ///   its whole batch, never report an id new twice or bind a purchase twice. A batch whose every verification is a
-///   receipt the ledger recorded whole before (``LedgerReceiptKey``) writes only audit entries and takes no lock.
+///   receipt the ledger recorded whole before (``LedgerReceiptKey``) writes only its audit entries, in one statement,
+///   with no lock and no transaction around it: two round trips.
 /// - A commit returns once PostgreSQL reports it durable (`synchronous_commit` on, the default).
 /// - Migrations run at start in one transaction under another advisory lock: replicas starting together
 ///   migrate once.
@@ -130,24 +131,29 @@ public final class PostgresLedgerStore: LedgerStore {
         let recordsEvents = recordsEvents
         do {
             return try await withDeadline { leased in
-                try await leased.withTransaction(logger: logger) { connection in
-                    // Receipts recorded whole before are answered from their key: their transactions are not read.
-                    // A key once written is never removed, so it is read before the writer lock; a batch answered
-                    // whole from keys writes only audit entries, which need no lock (one round trip less, and no
-                    // wait behind other replicas' batches).
-                    let receiptKeys = LedgerPlan.receiptKeys(of: entries)
-                    let knownReceipts = try await Self.knownReceipts(connection, receiptKeys, logger: logger)
-                    let answered = receiptKeys.map { $0.map(knownReceipts.contains) ?? false }
-                    if !answered.allSatisfy({ $0 }) {
-                        try await connection.query(
-                            "SELECT pg_advisory_xact_lock(\(Self.writerLockKey))", logger: logger)
-                    }
-                    let keys = LedgerPlan.keys(of: entries, recordsEvents: recordsEvents, answered: answered)
-                    var snapshot = try await Self.snapshot(connection, keys, logger: logger)
-                    snapshot.receiptKeys = receiptKeys
-                    snapshot.knownReceipts = knownReceipts
+                // Receipts recorded whole before are answered from their key: their transactions are not read. A key
+                // once written is never removed, so it is read before (and outside) the batch's transaction.
+                let receiptKeys = LedgerPlan.receiptKeys(of: entries)
+                let knownReceipts = try await Self.knownReceipts(leased, receiptKeys, logger: logger)
+                let answered = receiptKeys.map { $0.map(knownReceipts.contains) ?? false }
+                var snapshot = LedgerSnapshot()
+                snapshot.receiptKeys = receiptKeys
+                snapshot.knownReceipts = knownReceipts
+                if answered.allSatisfy({ $0 }) {
+                    // Every verification answered from its key: the batch writes only its audit entries, in one
+                    // statement (atomic on its own), without the writer lock or a transaction around it.
                     let (changes, outcomes) = LedgerPlan.decide(
                         entries, snapshot: snapshot, recordsEvents: recordsEvents)
+                    try await Self.apply(changes, leased, logger: logger)
+                    return outcomes
+                }
+                return try await leased.withTransaction(logger: logger) { connection in
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(Self.writerLockKey))", logger: logger)
+                    let keys = LedgerPlan.keys(of: entries, recordsEvents: recordsEvents, answered: answered)
+                    var read = try await Self.snapshot(connection, keys, logger: logger)
+                    read.receiptKeys = receiptKeys
+                    read.knownReceipts = knownReceipts
+                    let (changes, outcomes) = LedgerPlan.decide(entries, snapshot: read, recordsEvents: recordsEvents)
                     try await Self.apply(changes, connection, logger: logger)
                     return outcomes
                 }
