@@ -73,6 +73,9 @@ public final class Ledger: Sendable {
     ///   join (and fail) a batch of other verifications.
     public func record(_ entry: LedgerEntry) async throws(LedgerError) -> LedgerOutcome {
         if let reason = entry.unstorableReason() { throw LedgerError(.invalidEntry, reason) }
+        // Hashed here, in parallel across requests, not by the batch's one writer.
+        var entry = entry
+        entry.preparedReceiptKey = .some(LedgerReceiptKey.key(for: entry))
         let outcome = try await group.record(entry)
         if outcome.recordedEvents > 0, let told = eventsRecorded.withLock({ $0 }) { told() }
         if !entry.renewals.isEmpty || entry.notification != nil

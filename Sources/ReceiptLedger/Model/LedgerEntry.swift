@@ -35,6 +35,10 @@ public struct LedgerEntry: Sendable {
     /// credit it (docs/ledger.md, "New to whom").
     package var reportsNew = true
     public var onConflict: ConflictPolicy
+    /// The entry's ``LedgerReceiptKey``, computed by ``Ledger/record(_:)`` on the caller's task before the entry joins
+    /// a batch, so that the writer does not hash every transaction of every verification itself; `nil` when not
+    /// computed yet (a store computes it then).
+    package var preparedReceiptKey: String??
 
     public init(
         time: ReceiptDate, endpoint: String, receiptSHA256: String, verdict: Verdict.Outcome, reason: AuditReason?,

@@ -58,7 +58,7 @@ package enum LedgerPlan {
     /// The receipt keys of `entries` (``LedgerReceiptKey``), which a store reads first: those it knows are answered
     /// without reading their transactions (``keys(of:recordsEvents:answered:)``).
     package static func receiptKeys(of entries: [LedgerEntry]) -> [String?] {
-        entries.map(LedgerReceiptKey.key(for:))
+        entries.map { $0.preparedReceiptKey ?? LedgerReceiptKey.key(for: $0) }
     }
 
     /// Decides a batch.

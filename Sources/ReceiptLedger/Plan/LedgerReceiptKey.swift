@@ -54,7 +54,14 @@ package enum LedgerReceiptKey {
         }
 
         private mutating func add(_ text: String) {
-            for unit in text.utf8 { byte(unit) }
+            let utf8 = text.utf8
+            let hashed: Bool? = utf8.withContiguousStorageIfAvailable { bytes in
+                for unit in bytes { byte(unit) }
+                return true
+            }
+            if hashed == nil {
+                for unit in utf8 { byte(unit) }
+            }
             byte(0x1F)
         }
 
