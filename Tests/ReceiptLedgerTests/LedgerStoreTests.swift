@@ -494,6 +494,45 @@ import Testing
         await store.close()
     }
 
+    /// A subscription receipt seen again is answered from its key (its transaction is not touched) and still reads
+    /// back its subscriptions as the ledger holds them now: a renewal and a transaction recorded since are in the
+    /// answer.
+    @Test(arguments: Kind.allCases)
+    func aSubscriptionReceiptSeenAgainReadsBackWhatTheLedgerHoldsNow(kind: Kind) async throws {
+        guard Self.available(kind) else { return }
+        let place = try Place(kind)
+        let store = try await place.open()
+        let ledger = Ledger(store: store)
+        let first = Self.transaction("t1", original: "s", kind: .autoRenewable, expires: Self.time(1_000))
+        var receipt = Self.entry([first], account: nil)
+        receipt.readsSubscriptions = ["s"]
+        let recorded = try await ledger.record(receipt)
+        #expect(recorded.newTransactionIDs == ["t1"])
+        #expect(recorded.subscriptions?.transactions.map(\.transactionID) == ["t1"])
+        var renewed = Self.entry(
+            [Self.transaction("t2", original: "s", kind: .autoRenewable, expires: Self.time(2_000), at: Self.time(10))],
+            account: nil, at: Self.time(10))
+        renewed.receiptSHA256 = "later"
+        renewed.renewals = [
+            LedgerRenewal(
+                originalTransactionID: "s", productID: "product.s", autoRenewProductID: "product.s",
+                autoRenewStatus: 0, isInBillingRetryPeriod: false, gracePeriodExpiresDate: nil, expirationIntent: 1,
+                renewalDate: nil, offerType: nil, offerIdentifier: nil, environment: .sandbox,
+                signedDate: Self.time(10), updated: Self.time(10))
+        ]
+        _ = try await ledger.record(renewed)
+        var seenAgain = receipt
+        seenAgain.time = Self.time(20)
+        let again = try await ledger.record(seenAgain)
+        #expect(again.knownTransactionIDs == ["t1"] && again.newTransactionIDs.isEmpty)
+        let held = try #require(again.subscriptions)
+        #expect(held.transactions.map(\.transactionID) == ["t1", "t2"])
+        #expect(held.renewals.map(\.autoRenewStatus) == [0])
+        #expect(try await store.transaction(id: "t1")?.0.lastSeen == Self.time(0), "answered from the receipt's key")
+        #expect(try await store.auditEntries(AuditQuery()).count == 3)
+        await store.close()
+    }
+
     /// SQLite syncs a commit when it changes what the ledger knows: a batch with a new transaction commits FULL
     /// (rolled back and rerun when the writer was at NORMAL, with one audit entry per verification all the same),
     /// a batch of repeats commits and leaves the writer at NORMAL; `syncEveryCommit` keeps FULL throughout.

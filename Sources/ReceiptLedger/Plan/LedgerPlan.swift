@@ -16,7 +16,8 @@ package enum LedgerPlan {
     ///   transaction id the batch touches, which an entitlement's state before and after depends on. Only then,
     ///   so a ledger without a webhook pays for none of it.
     ///   - answered: per entry (in order), whether its receipt key is known (``LedgerSnapshot/knownReceipts``): such
-    ///     an entry is answered from the key, and nothing of it is read. Empty for none.
+    ///     an entry is answered from the key, and nothing of it is read but the subscriptions it reads back
+    ///     (``LedgerEntry/readsSubscriptions``). Empty for none.
     package static func keys(
         of entries: [LedgerEntry], recordsEvents: Bool = false, answered: [Bool] = []
     ) -> LedgerKeys {
@@ -28,8 +29,8 @@ package enum LedgerPlan {
         // Original transaction ids whose whole group the events need (see `recordsEvents`).
         var groups = Set<String>()
         for (index, entry) in entries.enumerated() {
-            if index < answered.count, answered[index] { continue }
             subscriptions.formUnion(entry.readsSubscriptions)
+            if index < answered.count, answered[index] { continue }
             guard entry.verdict == .valid else { continue }
             for transaction in entry.transactions {
                 transactionIDs.insert(transaction.transactionID)

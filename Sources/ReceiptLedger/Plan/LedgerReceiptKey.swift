@@ -16,13 +16,14 @@ import ReceiptVerification
 /// conflicted is never remembered, so its conflict is reported each time.
 ///
 /// Only a plain receipt verification has a key: valid, every transaction from a locally verified receipt
-/// (``LedgerSource/receipt``), no notification, no renewal state, no subscriptions read back, and one that
-/// consumes "new" (``LedgerEntry/reportsNew``).
+/// (``LedgerSource/receipt``), no notification, no renewal state, and one that consumes "new"
+/// (``LedgerEntry/reportsNew``). Subscriptions it reads back (``LedgerEntry/readsSubscriptions``) are not part of
+/// the key: reading writes nothing, and an entry answered from its key still reads them, as the ledger holds them.
 package enum LedgerReceiptKey {
     /// The entry's key, or `nil` when it has none.
     package static func key(for entry: LedgerEntry) -> String? {
-        guard entry.verdict == .valid, entry.notification == nil, entry.renewals.isEmpty,
-            entry.readsSubscriptions.isEmpty, entry.reportsNew, !entry.receiptSHA256.isEmpty,
+        guard entry.verdict == .valid, entry.notification == nil, entry.renewals.isEmpty, entry.reportsNew,
+            !entry.receiptSHA256.isEmpty,
             !entry.transactions.isEmpty, entry.transactions.allSatisfy({ $0.source == .receipt })
         else { return nil }
         var digest = FNV1a()

@@ -136,26 +136,24 @@ public final class PostgresLedgerStore: LedgerStore {
                 let receiptKeys = LedgerPlan.receiptKeys(of: entries)
                 let knownReceipts = try await Self.knownReceipts(leased, receiptKeys, logger: logger)
                 let answered = receiptKeys.map { $0.map(knownReceipts.contains) ?? false }
-                var snapshot = LedgerSnapshot()
-                snapshot.receiptKeys = receiptKeys
-                snapshot.knownReceipts = knownReceipts
-                if answered.allSatisfy({ $0 }) {
-                    // Every verification answered from its key: the batch writes only its audit entries, in one
-                    // statement (atomic on its own), without the writer lock or a transaction around it.
-                    let (changes, outcomes) = LedgerPlan.decide(
-                        entries, snapshot: snapshot, recordsEvents: recordsEvents)
-                    try await Self.apply(changes, leased, logger: logger)
-                    return outcomes
-                }
-                return try await leased.withTransaction(logger: logger) { connection in
-                    try await connection.query("SELECT pg_advisory_xact_lock(\(Self.writerLockKey))", logger: logger)
-                    let keys = LedgerPlan.keys(of: entries, recordsEvents: recordsEvents, answered: answered)
+                let keys = LedgerPlan.keys(of: entries, recordsEvents: recordsEvents, answered: answered)
+                let decide = { (connection: PostgresConnection) async throws -> [LedgerOutcome] in
                     var read = try await Self.snapshot(connection, keys, logger: logger)
                     read.receiptKeys = receiptKeys
                     read.knownReceipts = knownReceipts
                     let (changes, outcomes) = LedgerPlan.decide(entries, snapshot: read, recordsEvents: recordsEvents)
                     try await Self.apply(changes, connection, logger: logger)
                     return outcomes
+                }
+                if answered.allSatisfy({ $0 }) {
+                    // Every verification answered from its key: the batch writes only its audit entries, in one
+                    // statement (atomic on its own), without the writer lock or a transaction around it. What it
+                    // reads (the subscriptions some read back, and nothing else) is the ledger as committed.
+                    return try await decide(leased)
+                }
+                return try await leased.withTransaction(logger: logger) { connection in
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(Self.writerLockKey))", logger: logger)
+                    return try await decide(connection)
                 }
             }
         } catch let error as LedgerError {
