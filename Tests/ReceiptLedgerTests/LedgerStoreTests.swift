@@ -533,6 +533,36 @@ import Testing
         await store.close()
     }
 
+    /// A batch of receipts seen before is answered from their keys with one audit entry each; a batch where one
+    /// receipt is new beside them (PostgreSQL first tries the batch as all known, and must then write nothing of
+    /// that try) records the new one, answers the known ones, and still writes one audit entry per verification,
+    /// in order.
+    @Test(arguments: Kind.allCases)
+    func aBatchOfKnownReceiptsWithANewOneAuditsEachOnce(kind: Kind) async throws {
+        guard Self.available(kind) else { return }
+        let place = try Place(kind)
+        let store = try await place.open()
+        func receipt(_ id: String, at step: Int64) -> LedgerEntry {
+            var entry = Self.entry([Self.transaction(id)], account: "dana", at: Self.time(step))
+            entry.receiptSHA256 = "sha-" + id
+            entry.endpoint = "step \(step)"
+            return entry
+        }
+        _ = try await store.commit([receipt("k1", at: 0), receipt("k2", at: 0)])
+        let known = try await store.commit([receipt("k1", at: 1), receipt("k2", at: 1), receipt("k1", at: 1)])
+        #expect(known.map(\.knownTransactionIDs) == [["k1"], ["k2"], ["k1"]])
+        let mixed = try await store.commit([receipt("k2", at: 2), receipt("n1", at: 2), receipt("k1", at: 2)])
+        #expect(mixed.map(\.knownTransactionIDs) == [["k2"], [], ["k1"]])
+        #expect(mixed.map(\.newTransactionIDs) == [[], ["n1"], []])
+        let audits = try await store.auditEntries(AuditQuery())
+        #expect(
+            audits.map(\.endpoint) == ["step 0", "step 0"] + Array(repeating: "step 1", count: 3)
+                + Array(repeating: "step 2", count: 3))
+        #expect(audits.suffix(3).map(\.newTransactionIDs) == [[], ["n1"], []])
+        #expect(try await store.transaction(id: "n1") != nil)
+        await store.close()
+    }
+
     /// SQLite syncs a commit when it changes what the ledger knows: a batch with a new transaction commits FULL
     /// (rolled back and rerun when the writer was at NORMAL, with one audit entry per verification all the same),
     /// a batch of repeats commits and leaves the writer at NORMAL; `syncEveryCommit` keeps FULL throughout.

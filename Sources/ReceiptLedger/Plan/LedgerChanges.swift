@@ -43,5 +43,7 @@ package struct LedgerChanges: Sendable {
     }
 
     /// Whether the batch writes nothing but audit entries.
-    package var onlyAudits: Bool { !changesFacts && touched.isEmpty }
+    package var onlyAudits: Bool {
+        !changesFacts && touched.isEmpty && accountTokens.isEmpty && receipts.isEmpty && events.isEmpty
+    }
 }

@@ -134,26 +134,21 @@ public final class PostgresLedgerStore: LedgerStore {
                 // Receipts recorded whole before are answered from their key: their transactions are not read. A key
                 // once written is never removed, so it is read before (and outside) the batch's transaction.
                 let receiptKeys = LedgerPlan.receiptKeys(of: entries)
-                let knownReceipts = try await Self.knownReceipts(leased, receiptKeys, logger: logger)
+                let knownReceipts: Set<String>
+                switch try await Self.answerFromKeys(entries, receiptKeys, recordsEvents, leased, logger: logger) {
+                case .answered(let outcomes): return outcomes
+                case .notAll(let known): knownReceipts = known
+                }
                 let answered = receiptKeys.map { $0.map(knownReceipts.contains) ?? false }
                 let keys = LedgerPlan.keys(of: entries, recordsEvents: recordsEvents, answered: answered)
-                let decide = { (connection: PostgresConnection) async throws -> [LedgerOutcome] in
+                return try await leased.withTransaction(logger: logger) { connection in
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(Self.writerLockKey))", logger: logger)
                     var read = try await Self.snapshot(connection, keys, logger: logger)
                     read.receiptKeys = receiptKeys
                     read.knownReceipts = knownReceipts
                     let (changes, outcomes) = LedgerPlan.decide(entries, snapshot: read, recordsEvents: recordsEvents)
                     try await Self.apply(changes, connection, logger: logger)
                     return outcomes
-                }
-                if answered.allSatisfy({ $0 }) {
-                    // Every verification answered from its key: the batch writes only its audit entries, in one
-                    // statement (atomic on its own), without the writer lock or a transaction around it. What it
-                    // reads (the subscriptions some read back, and nothing else) is the ledger as committed.
-                    return try await decide(leased)
-                }
-                return try await leased.withTransaction(logger: logger) { connection in
-                    try await connection.query("SELECT pg_advisory_xact_lock(\(Self.writerLockKey))", logger: logger)
-                    return try await decide(connection)
                 }
             }
         } catch let error as LedgerError {
@@ -163,17 +158,56 @@ public final class PostgresLedgerStore: LedgerStore {
         }
     }
 
-    /// The keys among `receiptKeys` the ledger remembers (one round trip for the batch).
-    private static func knownReceipts(
-        _ connection: PostgresConnection, _ receiptKeys: [String?], logger: Logger
-    ) async throws -> Set<String> {
-        let wanted = receiptKeys.compactMap { $0 }
-        guard !wanted.isEmpty else { return [] }
+    /// What ``answerFromKeys(_:_:_:_:logger:)`` found.
+    private enum KeyedAnswer {
+        /// Every verification was answered from its receipt key, and its audit entry is written.
+        case answered([LedgerOutcome])
+        /// Not every one: nothing is written, and these are the batch's receipt keys the ledger knows.
+        case notAll(Set<String>)
+    }
+
+    /// Answers a batch whose verifications all have receipt keys (``LedgerReceiptKey``) in one round trip when the
+    /// ledger knows every key: the audit entries they would get if it does are written by one statement that first
+    /// counts the keys it knows (``PostgresStatements/auditIfAllKnown``), and write nothing when one is missing. Then
+    /// the subscriptions some read back (``LedgerEntry/readsSubscriptions``) are read, as committed. A batch with a
+    /// verification that has no key only has its known keys looked up.
+    private static func answerFromKeys(
+        _ entries: [LedgerEntry], _ receiptKeys: [String?], _ recordsEvents: Bool, _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> KeyedAnswer {
+        let wanted = Set(receiptKeys.compactMap { $0 }).sorted()
+        guard !wanted.isEmpty else { return .notAll([]) }
+        var assumed = LedgerSnapshot()
+        assumed.receiptKeys = receiptKeys
+        assumed.knownReceipts = Set(wanted)
+        let (changes, _) = LedgerPlan.decide(entries, snapshot: assumed, recordsEvents: recordsEvents)
+        let speculates = receiptKeys.allSatisfy { $0 != nil } && changes.onlyAudits
+        var bindings = binds(wanted)
+        if speculates {
+            bindings.append(Int64(wanted.count))
+            bindings.append(PostgresStatements.records(changes.audits.map(AuditRecord.init), capacity: 300))
+        }
         let rows = try await connection.query(
-            PostgresQuery(unsafeSQL: PostgresStatements.knownReceipts, binds: binds(wanted)), logger: logger)
+            PostgresQuery(
+                unsafeSQL: speculates ? PostgresStatements.auditIfAllKnown : PostgresStatements.knownReceipts,
+                binds: bindings), logger: logger)
         var known = Set<String>()
-        for try await key in rows.decode(String.self) { known.insert(key) }
-        return known
+        var audited = false
+        if speculates {
+            for try await (key, written) in rows.decode((String, Int64).self) {
+                known.insert(key)
+                audited = written > 0
+            }
+        } else {
+            for try await key in rows.decode(String.self) { known.insert(key) }
+        }
+        guard audited else { return .notAll(known) }
+        let keys = LedgerPlan.keys(
+            of: entries, recordsEvents: recordsEvents, answered: Array(repeating: true, count: entries.count))
+        assumed = try await snapshot(connection, keys, logger: logger)
+        assumed.receiptKeys = receiptKeys
+        assumed.knownReceipts = known
+        return .answered(LedgerPlan.decide(entries, snapshot: assumed, recordsEvents: recordsEvents).1)
     }
 
     private static func snapshot(_ connection: PostgresConnection, _ keys: LedgerKeys, logger: Logger) async throws

@@ -98,6 +98,13 @@ enum PostgresStatements {
 
     /// The receipt keys among `$1` (a text array) the ledger remembers (``LedgerReceiptKey``).
     static let knownReceipts = "SELECT receipt_key FROM ledger_receipts WHERE receipt_key = ANY($1)"
+    /// The receipt keys among `$1` (distinct) the ledger remembers, each with the number of audit entries written:
+    /// the records bound as `$3` (``records(_:capacity:)``) when it remembers all `$2` of them, none otherwise. One
+    /// statement, so the count and the insert see one snapshot; a key once written is never removed.
+    static let auditIfAllKnown =
+        "WITH known AS (\(knownReceipts)), written AS (\(insert(Audit.self, from: 3)) "
+        + "WHERE (SELECT count(*) FROM known) = $2 RETURNING 1) "
+        + "SELECT receipt_key, (SELECT count(*) FROM written) FROM known"
     /// Remembers the receipt keys `$1` first recorded at the times `$2` (arrays of one length).
     static let insertReceipts =
         "INSERT INTO ledger_receipts (receipt_key, first_seen_ms) SELECT * FROM unnest($1::text[], $2::bigint[]) "
@@ -178,13 +185,14 @@ enum PostgresStatements {
     }
 
     /// `jsonb_to_recordset($1::jsonb) AS x(…)`: the bound records (``records(_:)``) as rows.
-    private static func recordset<Column: LedgerColumn>(_: Column.Type) -> String {
-        "jsonb_to_recordset($1::jsonb) AS x(\(Column.recordDefinition))"
+    private static func recordset<Column: LedgerColumn>(_: Column.Type, from parameter: Int = 1) -> String {
+        "jsonb_to_recordset($\(parameter)::jsonb) AS x(\(Column.recordDefinition))"
     }
 
-    /// Inserts the records bound as `$1` (``records(_:)``).
-    private static func insert<Column: LedgerColumn>(_: Column.Type) -> String {
-        "INSERT INTO \(Column.table) (\(Column.list(Column.inserted))) SELECT * FROM \(recordset(Column.self))"
+    /// Inserts the records bound as `$parameter` (``records(_:capacity:)``).
+    private static func insert<Column: LedgerColumn>(_: Column.Type, from parameter: Int = 1) -> String {
+        "INSERT INTO \(Column.table) (\(Column.list(Column.inserted))) SELECT * FROM "
+            + recordset(Column.self, from: parameter)
     }
 
     /// Records as the JSON array `jsonb_to_recordset` reads: one object per record, a member per inserted column
