@@ -113,6 +113,8 @@ public struct ReceiptRoutes: Sendable {
     /// password on the verifyReceipt routes, instead): the one place the receipt routes record an answer.
     func noteAnswer(status: Int, result: AttributedVerdict?, request: Request, context: some RequestContext) {
         metrics.recordAnswer(route: Self.route(of: request, context: context), status: status, result: result)
+        // The line is at `debug`: below the default level, its metadata is not even built.
+        guard context.logger.logLevel <= .debug else { return }
         var metadata: Logger.Metadata = ["status": "\(status)"]
         if let result {
             metadata["outcome"] = "\(result.verdict.outcome)"
