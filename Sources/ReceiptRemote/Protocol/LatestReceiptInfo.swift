@@ -36,7 +36,12 @@
             }
             selected = Array(newest.values)
         }
-        selected.sort { precedes(all[$0], all[$1]) }
+        // The dates are read once: a comparison that passed records would copy (retain and release) each.
+        let dates = all.map { $0.purchaseDate?.millisecondsSince1970 ?? .min }
+        selected.sort { left, right in
+            if dates[left] != dates[right] { return dates[left] < dates[right] }
+            return precedes(id: all[left].transactionIDBytes, id: all[right].transactionIDBytes)
+        }
         return selected.map { all[$0] }
     }
 
@@ -45,8 +50,13 @@
         let left = lhs.purchaseDate?.millisecondsSince1970 ?? .min
         let right = rhs.purchaseDate?.millisecondsSince1970 ?? .min
         if left != right { return left < right }
-        let leftID = lhs.transactionIDBytes ?? []
-        let rightID = rhs.transactionIDBytes ?? []
+        return precedes(id: lhs.transactionIDBytes, id: rhs.transactionIDBytes)
+    }
+
+    /// Transaction ids in order: a shorter one first (numerically smaller, when both are numbers), else by bytes.
+    private static func precedes(id lhs: ArraySlice<UInt8>?, id rhs: ArraySlice<UInt8>?) -> Bool {
+        let leftID = lhs ?? []
+        let rightID = rhs ?? []
         if leftID.count != rightID.count { return leftID.count < rightID.count }
         return leftID.lexicographicallyPrecedes(rightID)
     }
