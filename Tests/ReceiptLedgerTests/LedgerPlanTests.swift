@@ -23,6 +23,22 @@ import Testing
             account: account, transactions: transactions, onConflict: onConflict)
     }
 
+    /// Duplicate ids are dropped wherever they are, the first of each kept, in order; without any, nothing changes.
+    @Test(arguments: [
+        ([String](), [String]()), (["a", "b", "c"], ["a", "b", "c"]), (["a", "a"], ["a"]),
+        (["a", "b", "a", "c", "b", "d"], ["a", "b", "c", "d"]), (["a", "b", "c", "c"], ["a", "b", "c"]),
+    ])
+    func uniqueKeepsTheFirstOfEachID(ids: [String], expected: [String]) {
+        let transactions = ids.enumerated().map { index, id in
+            Self.transaction(id, original: "o\(index)")
+        }
+        let unique = LedgerPlan.unique(transactions)
+        #expect(unique.map(\.transactionID) == expected)
+        // The first of each id: its original transaction id names its position.
+        let firsts = expected.map { id in "o\(ids.firstIndex(of: id) ?? -1)" }
+        #expect(unique.map(\.originalTransactionID) == firsts)
+    }
+
     @Test func aBatchIsTheSameAsItsEntriesOneAfterAnother() {
         let a = Self.entry([Self.transaction("1"), Self.transaction("2")], account: "alice")
         let b = Self.entry([Self.transaction("2"), Self.transaction("3")], account: "bob")

@@ -108,10 +108,18 @@ package enum LedgerPlan {
     /// The reason code of a verification refused for its conflicts.
     static let conflictCode = AuditReason.verification(.ledgerConflict)
 
-    /// The transactions with duplicate ids dropped (the first kept), in receipt order.
+    /// The transactions with duplicate ids dropped (the first kept), in receipt order. Without duplicates (a receipt
+    /// as Apple writes it), the same array: no transaction is copied.
     static func unique(_ transactions: [LedgerTransaction]) -> [LedgerTransaction] {
-        var seen = Set<String>()
-        return transactions.filter { seen.insert($0.transactionID).inserted }
+        var seen = Set<String>(minimumCapacity: transactions.count)
+        guard let first = transactions.firstIndex(where: { !seen.insert($0.transactionID).inserted }) else {
+            return transactions
+        }
+        var kept = Array(transactions[..<first])
+        for transaction in transactions[(first + 1)...] where seen.insert(transaction.transactionID).inserted {
+            kept.append(transaction)
+        }
+        return kept
     }
 
     /// The original transaction ids of `transactions` bound to another account than `account`, with the
