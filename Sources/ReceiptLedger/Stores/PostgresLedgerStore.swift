@@ -129,13 +129,16 @@ public final class PostgresLedgerStore: LedgerStore {
     public func commit(_ entries: [LedgerEntry]) async throws(LedgerError) -> [LedgerOutcome] {
         let logger = logger
         let recordsEvents = recordsEvents
+        let client = client
         do {
             return try await withDeadline { leased in
                 // Receipts recorded whole before are answered from their key: their transactions are not read. A key
                 // once written is never removed, so it is read before (and outside) the batch's transaction.
                 let receiptKeys = LedgerPlan.receiptKeys(of: entries)
                 let knownReceipts: Set<String>
-                switch try await Self.answerFromKeys(entries, receiptKeys, recordsEvents, leased, logger: logger) {
+                switch try await Self.answerFromKeys(
+                    entries, receiptKeys, recordsEvents, leased, client: client, logger: logger)
+                {
                 case .answered(let outcomes): return outcomes
                 case .notAll(let known): knownReceipts = known
                 }
@@ -158,7 +161,7 @@ public final class PostgresLedgerStore: LedgerStore {
         }
     }
 
-    /// What ``answerFromKeys(_:_:_:_:logger:)`` found.
+    /// What ``answerFromKeys(_:_:_:_:client:logger:)`` found.
     private enum KeyedAnswer {
         /// Every verification was answered from its receipt key, and its audit entry is written.
         case answered([LedgerOutcome])
@@ -173,7 +176,7 @@ public final class PostgresLedgerStore: LedgerStore {
     /// verification that has no key only has its known keys looked up.
     private static func answerFromKeys(
         _ entries: [LedgerEntry], _ receiptKeys: [String?], _ recordsEvents: Bool, _ connection: PostgresConnection,
-        logger: Logger
+        client: PostgresClient, logger: Logger
     ) async throws -> KeyedAnswer {
         let wanted = Set(receiptKeys.compactMap { $0 }).sorted()
         guard !wanted.isEmpty else { return .notAll([]) }
@@ -181,33 +184,43 @@ public final class PostgresLedgerStore: LedgerStore {
         assumed.receiptKeys = receiptKeys
         assumed.knownReceipts = Set(wanted)
         let (changes, _) = LedgerPlan.decide(entries, snapshot: assumed, recordsEvents: recordsEvents)
-        let speculates = receiptKeys.allSatisfy { $0 != nil } && changes.onlyAudits
-        var bindings = binds(wanted)
-        if speculates {
-            bindings.append(Int64(wanted.count))
-            bindings.append(PostgresStatements.records(changes.audits.map(AuditRecord.init), capacity: 300))
+        guard receiptKeys.allSatisfy({ $0 != nil }) && changes.onlyAudits else {
+            return .notAll(try await knownReceipts(connection, wanted, logger: logger))
         }
-        let rows = try await connection.query(
-            PostgresQuery(
-                unsafeSQL: speculates ? PostgresStatements.auditIfAllKnown : PostgresStatements.knownReceipts,
-                binds: bindings), logger: logger)
-        var known = Set<String>()
-        var audited = false
-        if speculates {
-            for try await (key, written) in rows.decode((String, Int64).self) {
-                known.insert(key)
-                audited = written > 0
-            }
-        } else {
-            for try await key in rows.decode(String.self) { known.insert(key) }
-        }
-        guard audited else { return .notAll(known) }
+        // The subscriptions the batch reads back are read on another connection meanwhile: the batch then waits
+        // for one round trip, not three. When a key is missing the read is not used.
         let keys = LedgerPlan.keys(
             of: entries, recordsEvents: recordsEvents, answered: Array(repeating: true, count: entries.count))
-        assumed = try await snapshot(connection, keys, logger: logger)
+        async let subscriptions =
+            keys.subscriptionIDs.isEmpty
+            ? LedgerSnapshot() : client.withConnection { try await snapshot($0, keys, logger: logger) }
+        var bindings = binds(wanted)
+        bindings.append(Int64(wanted.count))
+        bindings.append(PostgresStatements.records(changes.audits.map(AuditRecord.init), capacity: 300))
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: PostgresStatements.auditIfAllKnown, binds: bindings), logger: logger)
+        var known = Set<String>()
+        var audited = false
+        for try await (key, written) in rows.decode((String, Int64).self) {
+            known.insert(key)
+            audited = written > 0
+        }
+        guard audited else { return .notAll(known) }
+        assumed = try await subscriptions
         assumed.receiptKeys = receiptKeys
         assumed.knownReceipts = known
         return .answered(LedgerPlan.decide(entries, snapshot: assumed, recordsEvents: recordsEvents).1)
+    }
+
+    /// The keys among `wanted` the ledger remembers (one round trip for the batch).
+    private static func knownReceipts(_ connection: PostgresConnection, _ wanted: [String], logger: Logger)
+        async throws -> Set<String>
+    {
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: PostgresStatements.knownReceipts, binds: binds(wanted)), logger: logger)
+        var known = Set<String>()
+        for try await key in rows.decode(String.self) { known.insert(key) }
+        return known
     }
 
     private static func snapshot(_ connection: PostgresConnection, _ keys: LedgerKeys, logger: Logger) async throws
