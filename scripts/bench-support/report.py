@@ -207,6 +207,17 @@ if e2e:
     emit(f"- **End to end**, against `openssl speed rsa2048` at {e2e['rsa']:,.0f} verify/s on one core in the same "
          f"run: verify-local over 2,000 distinct receipts on both cores {two:,.0f}/s (**{two / e2e['rsa']:.0%}**); "
          f"receipt-server under wrk -t2 -c64, " + "; ".join(shown) + ".")
+    if e2e.get("baseline"):
+        # bench-e2e --baseline: its before-and-after table of the shipped defaults' paths, as it printed it.
+        table = [line for line in (read("e2e.md", "") or "").splitlines()[2:] if line.startswith("|")]
+        before = next((index for index, line in enumerate(table) if line.startswith("| what |")), len(table))
+        emit("")
+        emit(f"Before (`{e2e['baseline']['revision']}`) and after, in the same end-to-end run, as ratios to one "
+             "core's RSA verify rate:")
+        emit("")
+        for line in table[:before]:
+            emit(line)
+        emit("")
 
 compare = json.loads(read("compare.json", "null") or "null")
 if compare:
