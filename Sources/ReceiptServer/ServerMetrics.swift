@@ -1,7 +1,7 @@
 import Metrics
 public import Prometheus
 package import ReceiptIntake
-package import ReceiptLedger
+import ReceiptLedger
 package import ReceiptModel
 import ReceiptRemote
 package import ReceiptVerification

@@ -197,11 +197,10 @@ public final class PostgresLedgerStore: LedgerStore {
         var bindings = binds(wanted)
         bindings.append(Int64(wanted.count))
         bindings.append(PostgresStatements.records(changes.audits.map(AuditRecord.init), capacity: 300))
-        let rows = try await connection.query(
-            PostgresQuery(unsafeSQL: PostgresStatements.auditIfAllKnown, binds: bindings), logger: logger)
         var known = Set<String>()
         var audited = false
-        for try await (key, written) in rows.decode((String, Int64).self) {
+        for try await row in try await prepared(PostgresStatements.AuditIfAllKnown.self, bindings, connection, logger) {
+            let (key, written) = try row.decode((String, Int64).self)
             known.insert(key)
             audited = written > 0
         }
@@ -216,10 +215,12 @@ public final class PostgresLedgerStore: LedgerStore {
     private static func knownReceipts(_ connection: PostgresConnection, _ wanted: [String], logger: Logger)
         async throws -> Set<String>
     {
-        let rows = try await connection.query(
-            PostgresQuery(unsafeSQL: PostgresStatements.knownReceipts, binds: binds(wanted)), logger: logger)
         var known = Set<String>()
-        for try await key in rows.decode(String.self) { known.insert(key) }
+        for try await row in try await prepared(
+            PostgresStatements.KnownReceipts.self, binds(wanted), connection, logger)
+        {
+            known.insert(try row.decode(String.self))
+        }
         return known
     }
 
@@ -230,11 +231,10 @@ public final class PostgresLedgerStore: LedgerStore {
         if !keys.transactionIDs.isEmpty || !keys.subscriptionIDs.isEmpty {
             var bindings = binds(keys.transactionIDs)
             if !keys.subscriptionIDs.isEmpty { bindings.append(keys.subscriptionIDs) }
-            let rows = try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: keys.subscriptionIDs.isEmpty
-                        ? PostgresStatements.transactionsByID : PostgresStatements.transactionsByIDOrOriginal,
-                    binds: bindings), logger: logger)
+            let rows =
+                keys.subscriptionIDs.isEmpty
+                ? try await prepared(PostgresStatements.TransactionsByID.self, bindings, connection, logger)
+                : try await prepared(PostgresStatements.TransactionsByIDOrOriginal.self, bindings, connection, logger)
             for try await row in rows {
                 let transaction = try TransactionRecord(reading: row.makeRandomAccess()).transaction
                 snapshot.transactions[transaction.transactionID] = transaction
@@ -243,8 +243,8 @@ public final class PostgresLedgerStore: LedgerStore {
         let originals = Set(keys.ownerIDs).union(keys.renewalIDs).sorted()
         if !originals.isEmpty {
             // Owners and renewal states in one round trip (each is one row per original transaction id, or none).
-            let rows = try await connection.query(
-                PostgresQuery(unsafeSQL: PostgresStatements.ownersAndRenewals, binds: binds(originals)), logger: logger)
+            let rows = try await prepared(
+                PostgresStatements.OwnersAndRenewals.self, binds(originals), connection, logger)
             for try await row in rows {
                 let cells = row.makeRandomAccess()
                 let original = try cells.required(text: PostgresStatements.originalKey)
@@ -267,28 +267,27 @@ public final class PostgresLedgerStore: LedgerStore {
     private static func apply(_ changes: LedgerChanges, _ connection: PostgresConnection, logger: Logger) async throws {
         if !changes.inserts.isEmpty {
             try await insert(
-                PostgresStatements.insertTransactions, changes.inserts.map(TransactionRecord.init), capacity: 400,
+                PostgresStatements.InsertTransactions.self, changes.inserts.map(TransactionRecord.init), capacity: 400,
                 connection, logger: logger)
         }
         if !changes.updates.isEmpty {
             try await insert(
-                PostgresStatements.updateTransactions, changes.updates.map(TransactionRecord.init), capacity: 400,
+                PostgresStatements.UpdateTransactions.self, changes.updates.map(TransactionRecord.init), capacity: 400,
                 connection, logger: logger)
         }
         if let time = changes.touchTime, !changes.touched.isEmpty {
             var bindings = binds(time.millisecondsSince1970)
             bindings.append(changes.touched)
-            try await connection.query(
-                PostgresQuery(unsafeSQL: PostgresStatements.touchTransactions, binds: bindings), logger: logger)
+            try await run(PostgresStatements.TouchTransactions.self, bindings, connection, logger)
         }
         if !changes.bindings.isEmpty {
             try await insert(
-                PostgresStatements.insertOwners, changes.bindings.map(OwnerRecord.init), capacity: 120, connection,
+                PostgresStatements.InsertOwners.self, changes.bindings.map(OwnerRecord.init), capacity: 120, connection,
                 logger: logger)
         }
         if !changes.renewals.isEmpty {
             try await insert(
-                PostgresStatements.upsertRenewals, changes.renewals.map(RenewalRecord.init), capacity: 300,
+                PostgresStatements.UpsertRenewals.self, changes.renewals.map(RenewalRecord.init), capacity: 300,
                 connection, logger: logger)
         }
         for notification in changes.notifications {
@@ -299,36 +298,32 @@ public final class PostgresLedgerStore: LedgerStore {
         }
         if !changes.accountTokens.isEmpty {
             try await insert(
-                PostgresStatements.insertTokens,
+                PostgresStatements.InsertTokens.self,
                 changes.accountTokens.map { AccountTokenRecord(transactionID: $0.transactionID, token: $0.token) },
                 capacity: 120, connection, logger: logger)
         }
         if !changes.receipts.isEmpty {
             var bindings = binds(changes.receipts.map(\.key))
             bindings.append(changes.receipts.map(\.time.millisecondsSince1970))
-            try await connection.query(
-                PostgresQuery(unsafeSQL: PostgresStatements.insertReceipts, binds: bindings), logger: logger)
+            try await run(PostgresStatements.InsertReceipts.self, bindings, connection, logger)
         }
         if !changes.audits.isEmpty {
             try await insert(
-                PostgresStatements.insertAudits, changes.audits.map(AuditRecord.init), capacity: 300, connection,
+                PostgresStatements.InsertAudits.self, changes.audits.map(AuditRecord.init), capacity: 300, connection,
                 logger: logger)
         }
         if !changes.events.isEmpty {
             try await insert(
-                PostgresStatements.insertEvents, changes.events.map(EventRecord.init), capacity: 900, connection,
+                PostgresStatements.InsertEvents.self, changes.events.map(EventRecord.init), capacity: 900, connection,
                 logger: logger)
         }
     }
 
-    /// Runs `statement` with `records` bound as `$1`, one JSON array (``PostgresStatements/records(_:capacity:)``).
-    private static func insert<Record: LedgerRecord>(
-        _ statement: String, _ records: [Record], capacity: Int, _ connection: PostgresConnection, logger: Logger
+    /// Runs `text` with `records` bound as `$1`, one JSON array (``PostgresStatements/records(_:capacity:)``).
+    private static func insert<Text: PostgresPreparedText, Record: LedgerRecord>(
+        _ text: Text.Type, _ records: [Record], capacity: Int, _ connection: PostgresConnection, logger: Logger
     ) async throws {
-        try await connection.query(
-            PostgresQuery(
-                unsafeSQL: statement, binds: binds(PostgresStatements.records(records, capacity: capacity))),
-            logger: logger)
+        try await run(text, binds(PostgresStatements.records(records, capacity: capacity)), connection, logger)
     }
 
     /// The renewal states held for `originalTransactionIDs`.
@@ -341,6 +336,20 @@ public final class PostgresLedgerStore: LedgerStore {
         var renewals: [LedgerRenewal] = []
         for try await row in rows { renewals.append(try RenewalRecord(reading: row.makeRandomAccess()).renewal) }
         return renewals
+    }
+
+    /// Runs `text` prepared (``PostgresPreparedQuery``) with `bindings`.
+    private static func prepared<Text: PostgresPreparedText>(
+        _ text: Text.Type, _ bindings: PostgresBindings, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> AsyncThrowingMapSequence<PostgresRowSequence, PostgresRow> {
+        try await connection.execute(PostgresPreparedQuery<Text>(bindings: bindings), logger: logger)
+    }
+
+    /// Runs `text` prepared, for what it writes: returns once the server has run it to its end.
+    private static func run<Text: PostgresPreparedText>(
+        _ text: Text.Type, _ bindings: PostgresBindings, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
+        for try await _ in try await prepared(text, bindings, connection, logger) {}
     }
 
     private static func binds<Value: PostgresDynamicTypeEncodable>(_ value: Value) -> PostgresBindings {
