@@ -53,11 +53,15 @@ public final class PostgresLedgerStore: LedgerStore {
         // defaults.
         // The deadline is enforced by the server too: a wait for the writer lock or a statement that outlasts it is
         // cancelled there, and its transaction rolled back, so a call that gives up has written nothing.
+        // The prepared statements (``PostgresPreparedQuery``: lookups by key in `= ANY($1)` and inserts from one JSON
+        // array) are planned once, generically, rather than for each batch's values; one-off queries (the ledger's
+        // reads, the audit trail's filters) are unnamed statements, planned for their values as before.
         let milliseconds = String(
             deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000)
         configuration.options.additionalStartupParameters = [
             ("default_transaction_isolation", "read committed"), ("synchronous_commit", "on"),
             ("lock_timeout", milliseconds), ("statement_timeout", milliseconds),
+            ("plan_cache_mode", "force_generic_plan"),
         ]
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
