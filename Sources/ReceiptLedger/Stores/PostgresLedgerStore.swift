@@ -184,11 +184,14 @@ public final class PostgresLedgerStore: LedgerStore {
     ) async throws -> KeyedAnswer {
         let wanted = Set(receiptKeys.compactMap { $0 }).sorted()
         guard !wanted.isEmpty else { return .notAll([]) }
+        guard receiptKeys.allSatisfy({ $0 != nil }) else {
+            return .notAll(try await knownReceipts(connection, wanted, logger: logger))
+        }
         var assumed = LedgerSnapshot()
         assumed.receiptKeys = receiptKeys
         assumed.knownReceipts = Set(wanted)
-        let (changes, _) = LedgerPlan.decide(entries, snapshot: assumed, recordsEvents: recordsEvents)
-        guard receiptKeys.allSatisfy({ $0 != nil }) && changes.onlyAudits else {
+        let (changes, outcomes) = LedgerPlan.decide(entries, snapshot: assumed, recordsEvents: recordsEvents)
+        guard changes.onlyAudits else {
             return .notAll(try await knownReceipts(connection, wanted, logger: logger))
         }
         // The subscriptions the batch reads back are read on another connection meanwhile: the batch then waits
@@ -209,6 +212,8 @@ public final class PostgresLedgerStore: LedgerStore {
             audited = written > 0
         }
         guard audited else { return .notAll(known) }
+        // Without subscriptions to read back, the outcomes decided for the audit entries are the answer.
+        guard !keys.subscriptionIDs.isEmpty else { return .answered(outcomes) }
         assumed = try await subscriptions
         assumed.receiptKeys = receiptKeys
         assumed.knownReceipts = known
