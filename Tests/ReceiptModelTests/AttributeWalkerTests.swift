@@ -20,11 +20,42 @@ struct AttributeWalkerTests {
         }
     }
 
+    /// The in-place walk, filtered by `wanted`, as attributes (each value copied out while it is valid).
+    static func walkInPlace(_ content: ArraySlice<UInt8>, fastPath: Bool, wanted: (Int64) -> Bool)
+        -> Result<[ReceiptAttribute], BERError>
+    {
+        var seen: [ReceiptAttribute] = []
+        do {
+            try AttributeWalker.forEachUnsafe(inSetContent: content, fastPath: fastPath, where: wanted) {
+                seen.append(ReceiptAttribute(type: $0, version: $1, value: Array($2)[...]))
+            }
+            return .success(seen)
+        } catch let error as BERError {
+            return .failure(error)
+        } catch {
+            Issue.record("unexpected error \(error)")
+            return .success([])
+        }
+    }
+
+    /// The fast walk agrees with the general reader, and so does the in-place walk, filtered or not, on both paths.
     static func expectAgreement(_ content: ArraySlice<UInt8>, _ context: String) {
-        switch (walk(content, fastPath: true), walk(content, fastPath: false)) {
+        let reference = walk(content, fastPath: false)
+        switch (walk(content, fastPath: true), reference) {
         case let (.success(fast), .success(reference)): #expect(fast == reference, "\(context)")
         case let (.failure(fast), .failure(reference)): #expect(fast.code == reference.code, "\(context)")
         case let (fast, reference): Issue.record("\(context): fast \(fast) but reference \(reference)")
+        }
+        let odd: (Int64) -> Bool = { $0 % 2 != 0 }
+        for fastPath in [true, false] {
+            switch (walkInPlace(content, fastPath: fastPath, wanted: odd), reference) {
+            case let (.success(inPlace), .success(reference)):
+                #expect(inPlace == reference.filter { odd($0.type) }, "\(context), in place, fast path \(fastPath)")
+            case let (.failure(inPlace), .failure(reference)):
+                #expect(inPlace.code == reference.code, "\(context), in place, fast path \(fastPath)")
+            case let (inPlace, reference):
+                Issue.record("\(context): in place \(inPlace) but reference \(reference)")
+            }
         }
     }
 

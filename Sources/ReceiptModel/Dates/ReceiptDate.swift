@@ -57,6 +57,12 @@ public struct ReceiptDate: Hashable, Comparable, Sendable, CustomStringConvertib
 
     /// Parses RFC 3339 ASCII bytes; `nil` when they are not one of the accepted forms.
     public init?(rfc3339 bytes: ArraySlice<UInt8>) {
+        guard let parsed = bytes.withUnsafeBufferPointer({ ReceiptDate(rfc3339: $0) }) else { return nil }
+        self = parsed
+    }
+
+    /// The same, from bytes read in place.
+    init?(rfc3339 bytes: UnsafeBufferPointer<UInt8>) {
         var cursor = DateCursor(bytes: bytes)
         guard let year = cursor.digits(4), cursor.skip(UInt8(ascii: "-")),
             let month = cursor.digits(2), cursor.skip(UInt8(ascii: "-")),
@@ -137,10 +143,10 @@ public struct ReceiptDate: Hashable, Comparable, Sendable, CustomStringConvertib
 
 /// Steps through ASCII date bytes.
 private struct DateCursor {
-    let bytes: ArraySlice<UInt8>
+    let bytes: UnsafeBufferPointer<UInt8>
     var index: Int
 
-    init(bytes: ArraySlice<UInt8>) {
+    init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         self.index = bytes.startIndex
     }

@@ -85,17 +85,23 @@ public enum AppleReceiptJSON {
         _ purchases: [InAppPurchase], reusing rendered: RenderedPurchases?, to writer: inout JSONWriter
     ) {
         writer.beginArray()
-        for purchase in purchases {
-            if let entry = rendered?.entry(for: purchase) {
-                writer.raw(entry)
-            } else {
-                write(purchase, to: &writer)
+        // Through the buffer: each purchase is read in place; an array's element read copies all its references.
+        purchases.withUnsafeBufferPointer { purchases in
+            for purchase in purchases.indices {
+                if let entry = rendered?.entry(for: purchases[purchase]) {
+                    writer.raw(entry)
+                } else {
+                    write(purchases[purchase], to: &writer)
+                }
             }
         }
         writer.endArray()
     }
 
     /// Writes one `in_app` entry.
+    /// Inlined where it is called: a call would get a copy of the purchase (a retain and release of each of its
+    /// slices), which costs more than writing most of its members.
+    @inline(__always)
     @_spi(Fuzzing) public static func write(_ purchase: InAppPurchase, to writer: inout JSONWriter) {
         writer.beginObject()
         if let value = purchase.quantity { writeNumberString("quantity", value, to: &writer) }
@@ -174,30 +180,29 @@ public enum AppleReceiptJSON {
     }
 
     /// `unknown_attributes`, when the SET `encoded` (already validated by the decoder) holds attributes that
-    /// `rendered` says Apple's JSON does not show. Walked in place: no list of attributes is made.
+    /// `rendered` says Apple's JSON does not show. Walked in place: no list of attributes, no slice per attribute.
     private static func writeUnrendered(
         _ encoded: ArraySlice<UInt8>, rendered: (Int64) -> Bool, to writer: inout JSONWriter
     ) {
         var opened = false
-        try? AttributeWalker.forEach(inSetContent: encoded) { attribute in
-            guard !rendered(attribute.type) else { return }
+        try? AttributeWalker.forEachUnsafe(inSetContent: encoded, where: { !rendered($0) }) { type, version, value in
             if !opened {
                 writer.key("unknown_attributes" as StaticString)
                 writer.beginArray()
                 opened = true
             }
             // {"type":N,"version":N,"value":"base64"}: the keys, two numbers of at most 20 bytes, the value.
-            writer.members(capacity: 34 + 2 * 20 + Base64.encodedCount(attribute.value.count)) { chunk in
+            writer.members(capacity: 34 + 2 * 20 + Base64.encodedCount(value.count)) { chunk in
                 chunk.put(UInt8(ascii: "{"))
                 chunk.putKey("type")
-                chunk.putDecimal(attribute.type)
+                chunk.putDecimal(type)
                 chunk.put(UInt8(ascii: ","))
                 chunk.putKey("version")
-                chunk.putDecimal(attribute.version)
+                chunk.putDecimal(version)
                 chunk.put(UInt8(ascii: ","))
                 chunk.putKey("value")
                 chunk.put(UInt8(ascii: "\""))
-                chunk.putBase64(attribute.value)
+                chunk.putBase64(value)
                 chunk.put(UInt8(ascii: "\""))
                 chunk.put(UInt8(ascii: "}"))
             }

@@ -91,9 +91,13 @@ struct OutputChunk {
 
     /// The base64 of `bytes` (standard alphabet, padded).
     mutating func putBase64(_ bytes: ArraySlice<UInt8>) {
+        bytes.withUnsafeBufferPointer { putBase64($0) }
+    }
+
+    mutating func putBase64(_ bytes: UnsafeBufferPointer<UInt8>) {
         let length = Base64.encodedCount(bytes.count)
         precondition(length <= capacity - count, "an output chunk was given less room than its writer needs")
-        bytes.withUnsafeBufferPointer { Base64.encode($0, to: base + count) }
+        Base64.encode(bytes, to: base + count)
         count += length
     }
 

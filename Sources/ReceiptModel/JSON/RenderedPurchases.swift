@@ -6,8 +6,11 @@
 /// record bytes are the same. For the 79 KB, 187-purchase receipt the second rendering was as costly as the
 /// first; copying is about ten times cheaper (BENCHMARKS.md).
 package struct RenderedPurchases: Sendable {
-    /// The purchases, in the order their entries were rendered (ascending record offsets: receipt order).
-    let purchases: [InAppPurchase]
+    /// Where each purchase's record starts in the receipt, in the order the entries were rendered (ascending:
+    /// receipt order). Searched as plain integers: looking at a whole purchase copies its references.
+    let starts: [Int]
+    /// Each purchase's record bytes, in the same order, to tell a record of another receipt at the same offset.
+    let records: [ArraySlice<UInt8>]
     /// The entries, one after the other, without separators.
     let entries: [UInt8]
     /// Where each purchase's entry lies in ``entries``.
@@ -15,20 +18,34 @@ package struct RenderedPurchases: Sendable {
 
     /// Renders the entries of `purchases`, a receipt's ``ReceiptPayload/inAppPurchases`` in receipt order.
     package init(_ purchases: [InAppPurchase]) {
-        self.purchases = purchases
-        let recordBytes = purchases.reduce(0) { $0 + $1.encoded.count }
-        var writer = JSONWriter(
-            capacity: AppleReceiptJSON.reservation(entries: purchases.count, recordBytes: recordBytes))
+        var recordBytes = 0
+        var starts: [Int] = []
+        var records: [ArraySlice<UInt8>] = []
+        starts.reserveCapacity(purchases.count)
+        records.reserveCapacity(purchases.count)
         var ranges: [Range<Int>] = []
         ranges.reserveCapacity(purchases.count)
-        for purchase in purchases {
-            // Each entry stands alone: no separator before it.
-            writer.startWithoutSeparator()
-            let start = writer.bytes.count
-            AppleReceiptJSON.write(purchase, to: &writer)
-            ranges.append(start..<writer.bytes.count)
+        var writer = JSONWriter(capacity: 0)
+        // Through the buffer: each purchase is read in place; an array's element read copies all its references.
+        purchases.withUnsafeBufferPointer { purchases in
+            for purchase in purchases.indices {
+                recordBytes += purchases[purchase].encoded.count
+                starts.append(purchases[purchase].encoded.startIndex)
+                records.append(purchases[purchase].encoded)
+            }
+            writer = JSONWriter(
+                capacity: AppleReceiptJSON.reservation(entries: purchases.count, recordBytes: recordBytes))
+            for purchase in purchases.indices {
+                // Each entry stands alone: no separator before it.
+                writer.startWithoutSeparator()
+                let start = writer.bytes.count
+                AppleReceiptJSON.write(purchases[purchase], to: &writer)
+                ranges.append(start..<writer.bytes.count)
+            }
         }
         entries = writer.bytes
+        self.starts = starts
+        self.records = records
         self.ranges = ranges
     }
 
@@ -44,12 +61,12 @@ package struct RenderedPurchases: Sendable {
         // is the same record (a purchase of another receipt may start at the same offset).
         let start = purchase.encoded.startIndex
         var low = 0
-        var high = purchases.count
+        var high = starts.count
         while low < high {
             let middle = low + (high - low) / 2
-            if purchases[middle].encoded.startIndex < start { low = middle + 1 } else { high = middle }
+            if starts[middle] < start { low = middle + 1 } else { high = middle }
         }
-        guard low < purchases.count, Self.sameBytes(purchases[low].encoded, purchase.encoded) else { return nil }
+        guard low < starts.count, Self.sameBytes(records[low], purchase.encoded) else { return nil }
         return entries[ranges[low]]
     }
 

@@ -10,19 +10,59 @@
 /// ``BERReader`` at the start of that attribute, so unusual encodings decode exactly as before and
 /// malformed ones throw exactly the reader's errors.
 enum AttributeWalker {
-    /// Calls `body` with every attribute of the SET's content, in order.
+    /// Calls `body` with every attribute of the SET's content that `wanted` accepts, in order. Every attribute is
+    /// read and checked alike; one that is not wanted costs no slice (a retained reference) to hand over.
     /// - Parameter fastPath: `false` reads everything with the general reader (the reference the
     ///   fast path is tested against).
     static func forEach(
-        inSetContent content: ArraySlice<UInt8>, fastPath: Bool = true, _ body: (ReceiptAttribute) throws -> Void
+        inSetContent content: ArraySlice<UInt8>, fastPath: Bool = true, where wanted: (Int64) -> Bool = { _ in true },
+        _ body: (ReceiptAttribute) throws -> Void
+    ) throws {
+        // `buffer` starts at `content.startIndex`; the offsets convert back to indices from there.
+        let base = content.startIndex
+        try walk(
+            content, fastPath: fastPath, wanted: wanted,
+            fast: { type, version, _, value in
+                try body(
+                    ReceiptAttribute(
+                        type: type, version: version,
+                        value: content[(base + value.lowerBound)..<(base + value.upperBound)]))
+            },
+            general: body)
+    }
+
+    /// The same walk, handing `body` each wanted attribute's value as a pointer into the receipt's bytes that is
+    /// valid only during the call: for a renderer, which copies the bytes out and keeps nothing.
+    static func forEachUnsafe(
+        inSetContent content: ArraySlice<UInt8>, fastPath: Bool = true, where wanted: (Int64) -> Bool,
+        _ body: (_ type: Int64, _ version: Int64, _ value: UnsafeBufferPointer<UInt8>) throws -> Void
+    ) throws {
+        try walk(
+            content, fastPath: fastPath, wanted: wanted,
+            fast: { type, version, buffer, value in
+                try body(type, version, UnsafeBufferPointer(rebasing: buffer[value]))
+            },
+            general: { attribute in
+                try attribute.value.withUnsafeBufferPointer { try body(attribute.type, attribute.version, $0) }
+            })
+    }
+
+    /// The walk the other entry points make, for a caller that reads values in place. For the plain-DER shape,
+    /// `fast` gets the attribute's type, version, the content's buffer (valid only during the call) and its value's
+    /// offsets in that buffer (offset 0 is `content.startIndex`); from the first attribute outside that shape the
+    /// general reader reads the rest and `general` gets each.
+    @inline(__always)
+    static func walk(
+        _ content: ArraySlice<UInt8>, fastPath: Bool = true, wanted: (Int64) -> Bool,
+        fast: (_ type: Int64, _ version: Int64, _ buffer: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) throws
+            -> Void,
+        general: (ReceiptAttribute) throws -> Void
     ) throws {
         var resumeAt = content.startIndex
         let completed: Bool =
             try !fastPath
             ? false
             : content.withUnsafeBufferPointer { buffer in
-                // `buffer` starts at `content.startIndex`; `base` converts buffer offsets back to indices.
-                let base = content.startIndex
                 var offset = 0
                 while offset < buffer.count {
                     guard let sequence = header(buffer, at: offset, end: buffer.count), sequence.tag == 0x30,
@@ -33,11 +73,12 @@ enum AttributeWalker {
                         let valueField = header(buffer, at: versionField.contentEnd, end: sequence.contentEnd),
                         valueField.tag == 0x04, valueField.contentEnd == sequence.contentEnd
                     else {
-                        resumeAt = base + offset
+                        resumeAt = content.startIndex + offset
                         return false
                     }
-                    let value = content[(base + valueField.contentStart)..<(base + valueField.contentEnd)]
-                    try body(ReceiptAttribute(type: type, version: version, value: value))
+                    if wanted(type) {
+                        try fast(type, version, buffer, valueField.contentStart..<valueField.contentEnd)
+                    }
                     offset = sequence.contentEnd
                 }
                 return true
@@ -46,7 +87,8 @@ enum AttributeWalker {
         // The general reader takes over from the first attribute the fast path did not read.
         var reader = BERReader(content[resumeAt...])
         while let element = try reader.next() {
-            try body(try ReceiptAttribute(berElement: element))
+            let attribute = try ReceiptAttribute(berElement: element)
+            if wanted(attribute.type) { try general(attribute) }
         }
     }
 

@@ -3,18 +3,18 @@
 /// One in-app purchase record: the `SET OF ReceiptAttribute` inside a type 17 attribute.
 ///
 /// Documented fields are decoded once into compact storage (integers, dates as milliseconds,
-/// strings as slices of the receipt bytes); `String`s are made only when asked for, because
-/// creating them costs more than walking the bytes. Every attribute, known or not, stays
-/// available through ``attributes``.
+/// strings as ranges of the record's bytes, handed out as slices of them); `String`s are made only
+/// when asked for, because creating them costs more than walking the bytes. Every attribute, known
+/// or not, stays available through ``attributes``.
 public struct InAppPurchase: Sendable {
     /// The content of the purchase's SET OF ReceiptAttribute, as received.
     public let encoded: ArraySlice<UInt8>
 
     public private(set) var quantity: Int64?
-    public private(set) var productIDBytes: ArraySlice<UInt8>?
-    public private(set) var transactionIDBytes: ArraySlice<UInt8>?
+    public var productIDBytes: ArraySlice<UInt8>? { storedProductID?.bytes(in: encoded) }
+    public var transactionIDBytes: ArraySlice<UInt8>? { storedTransactionID?.bytes(in: encoded) }
     public private(set) var purchaseDate: ReceiptDate?
-    public private(set) var originalTransactionIDBytes: ArraySlice<UInt8>?
+    public var originalTransactionIDBytes: ArraySlice<UInt8>? { storedOriginalTransactionID?.bytes(in: encoded) }
     public private(set) var originalPurchaseDate: ReceiptDate?
     public private(set) var productType: ProductType?
     public private(set) var expiresDate: ReceiptDate?
@@ -22,7 +22,13 @@ public struct InAppPurchase: Sendable {
     public private(set) var cancellationDate: ReceiptDate?
     public private(set) var isTrialPeriod: Bool?
     public private(set) var isInIntroOfferPeriod: Bool?
-    public private(set) var promotionalOfferIDBytes: ArraySlice<UInt8>?
+    public var promotionalOfferIDBytes: ArraySlice<UInt8>? { storedPromotionalOfferID?.bytes(in: encoded) }
+
+    // The strings, as ranges of `encoded` (``StoredBytes``): a copy of the record retains only `encoded`.
+    private var storedProductID: StoredBytes?
+    private var storedTransactionID: StoredBytes?
+    private var storedOriginalTransactionID: StoredBytes?
+    private var storedPromotionalOfferID: StoredBytes?
 
     /// Attribute type numbers of the documented in-app fields.
     public enum AttributeType {
@@ -50,27 +56,99 @@ public struct InAppPurchase: Sendable {
     }
 
     /// Decodes the in-app SET carried in a type 17 attribute's value.
-    init(attributeValue value: ArraySlice<UInt8>) throws {
+    /// - Parameter fastPath: `false` reads every attribute the general way (the reference the in-place reading is
+    ///   tested against).
+    init(attributeValue value: ArraySlice<UInt8>, fastPath: Bool = true) throws {
         var outer = BERReader(value)
         let set = try outer.read(expecting: .set)
         try outer.expectEnd()
-        encoded = set.content
         _ = try set.children()  // enforces the depth limit like every other descent
         var seen = SeenAttributes()
-        try AttributeWalker.forEach(inSetContent: set.content) { attribute in
-            guard AttributeType.isDocumented(attribute.type) else { return }
-            try seen.insert(attribute.type, base: 1700)
-            try assign(attribute)
+        // Filled as a local and moved into `self` at the end: a closure that captured `self` would box it, and
+        // the purchase would be copied out of the box (a retain of each of its slices).
+        var purchase = InAppPurchase(encoded: set.content)
+        let content = set.content
+        try AttributeWalker.walk(
+            content, fastPath: fastPath, wanted: AttributeType.isDocumented,
+            fast: { type, version, buffer, value in
+                try seen.insert(type, base: 1700)
+                // Read in place; an unusual shape is read the general way, which also says what is wrong with it.
+                guard !purchase.assign(type, AttributeValueView(buffer: buffer, value: value), base: content.startIndex)
+                else { return }
+                let bytes = content[(content.startIndex + value.lowerBound)..<(content.startIndex + value.upperBound)]
+                try purchase.assign(ReceiptAttribute(type: type, version: version, value: bytes))
+            },
+            general: { attribute in
+                try seen.insert(attribute.type, base: 1700)
+                try purchase.assign(attribute)
+            })
+        self = purchase
+    }
+
+    /// Assigns the documented attribute `type` from its value read in place, when the value has the shape Apple
+    /// writes; `false` (nothing assigned) otherwise. `base` is the index of the buffer's offset 0 in `encoded`.
+    private mutating func assign(_ type: Int64, _ value: AttributeValueView, base: Int) -> Bool {
+        func string() -> StoredBytes?? {
+            guard let range = value.string() else { return nil }
+            return .some(range.isEmpty ? nil : .within((base + range.lowerBound)..<(base + range.upperBound)))
         }
+        switch type {
+        case AttributeType.quantity:
+            guard let read = value.integer() else { return false }
+            quantity = read
+        case AttributeType.productID:
+            guard let read = string() else { return false }
+            storedProductID = read
+        case AttributeType.transactionID:
+            guard let read = string() else { return false }
+            storedTransactionID = read
+        case AttributeType.purchaseDate:
+            guard let read = value.date() else { return false }
+            purchaseDate = read
+        case AttributeType.originalTransactionID:
+            guard let read = string() else { return false }
+            storedOriginalTransactionID = read
+        case AttributeType.originalPurchaseDate:
+            guard let read = value.date() else { return false }
+            originalPurchaseDate = read
+        case AttributeType.productType:
+            guard let read = value.integer() else { return false }
+            productType = ProductType(rawValue: read)
+        case AttributeType.expiresDate:
+            guard let read = value.date() else { return false }
+            expiresDate = read
+        case AttributeType.webOrderLineItemID:
+            guard let read = value.integer() else { return false }
+            webOrderLineItemID = read
+        case AttributeType.cancellationDate:
+            guard let read = value.date() else { return false }
+            cancellationDate = read
+        case AttributeType.isTrialPeriod:
+            guard let read = value.boolean() else { return false }
+            isTrialPeriod = read
+        case AttributeType.isInIntroOfferPeriod:
+            guard let read = value.boolean() else { return false }
+            isInIntroOfferPeriod = read
+        case AttributeType.promotionalOfferID:
+            guard let read = string() else { return false }
+            storedPromotionalOfferID = read
+        default: return false
+        }
+        return true
+    }
+
+    private init(encoded: ArraySlice<UInt8>) {
+        self.encoded = encoded
     }
 
     private mutating func assign(_ attribute: ReceiptAttribute) throws {
         switch attribute.type {
         case AttributeType.quantity: quantity = try attribute.innerInteger()
-        case AttributeType.productID: productIDBytes = try attribute.innerOptionalString()
-        case AttributeType.transactionID: transactionIDBytes = try attribute.innerOptionalString()
+        case AttributeType.productID: storedProductID = try stored(attribute.innerOptionalString())
+        case AttributeType.transactionID: storedTransactionID = try stored(attribute.innerOptionalString())
         case AttributeType.purchaseDate: purchaseDate = try attribute.innerDate()
-        case AttributeType.originalTransactionID: originalTransactionIDBytes = try attribute.innerOptionalString()
+        case AttributeType.originalTransactionID:
+            storedOriginalTransactionID = try stored(attribute.innerOptionalString())
         case AttributeType.originalPurchaseDate: originalPurchaseDate = try attribute.innerDate()
         case AttributeType.productType: productType = ProductType(rawValue: try attribute.innerInteger())
         case AttributeType.expiresDate: expiresDate = try attribute.innerDate()
@@ -78,9 +156,14 @@ public struct InAppPurchase: Sendable {
         case AttributeType.cancellationDate: cancellationDate = try attribute.innerDate()
         case AttributeType.isTrialPeriod: isTrialPeriod = try attribute.innerBoolean()
         case AttributeType.isInIntroOfferPeriod: isInIntroOfferPeriod = try attribute.innerBoolean()
-        case AttributeType.promotionalOfferID: promotionalOfferIDBytes = try attribute.innerOptionalString()
+        case AttributeType.promotionalOfferID: storedPromotionalOfferID = try stored(attribute.innerOptionalString())
         default: break
         }
+    }
+
+    /// A decoded string, as this record stores it.
+    private func stored(_ bytes: ArraySlice<UInt8>?) -> StoredBytes? {
+        bytes.map { StoredBytes($0, in: encoded) }
     }
 
     public var productID: String? { productIDBytes?.utf8String }

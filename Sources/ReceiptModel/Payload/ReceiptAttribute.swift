@@ -79,22 +79,11 @@ extension ReceiptAttribute {
     /// `nil` and is left to the general reader, which also produces the right error.
     @inline(__always)
     func innerPrimitive() -> (UInt8, ArraySlice<UInt8>)? {
-        let start = value.startIndex
-        guard value.count >= 2 else { return nil }
-        let tag = value[start]
-        guard tag & 0x3F == tag, tag & 0x1F != 0x1F else { return nil }  // universal, primitive, low number
-        let first = value[start + 1]
-        let contentStart: Int
-        let length: Int
-        switch first {
-        case 0..<0x80: (contentStart, length) = (start + 2, Int(first))
-        case 0x81 where value.count >= 3: (contentStart, length) = (start + 3, Int(value[start + 2]))
-        case 0x82 where value.count >= 4:
-            (contentStart, length) = (start + 4, Int(value[start + 2]) << 8 | Int(value[start + 3]))
-        default: return nil
+        let found = value.withUnsafeBufferPointer { buffer in
+            AttributeValueView(buffer: buffer, value: 0..<buffer.count).primitive()
         }
-        guard contentStart + length == value.endIndex else { return nil }
-        return (tag, value[contentStart...])
+        guard let (tag, content) = found else { return nil }
+        return (tag, value[(value.startIndex + content.lowerBound)...])
     }
 
     /// The string inside `value`, `nil` when it is empty ("absent").
@@ -105,11 +94,10 @@ extension ReceiptAttribute {
 
     /// The INTEGER inside `value`, which must fill `value` exactly.
     func innerInteger() throws -> Int64 {
-        if let (tag, content) = innerPrimitive(), tag == 0x02, (1...8).contains(content.count) {
-            var result: UInt64 = content[content.startIndex] & 0x80 == 0 ? 0 : UInt64.max
-            for byte in content { result = result << 8 | UInt64(byte) }
-            return Int64(bitPattern: result)
+        let simple = value.withUnsafeBufferPointer { buffer in
+            AttributeValueView(buffer: buffer, value: 0..<buffer.count).integer()
         }
+        if let simple { return simple }
         var reader = BERReader(value)
         let element = try reader.readAny()
         try reader.expectEnd()

@@ -67,10 +67,10 @@ public struct ReceiptPayload: Sendable {
             // allocation for the array in practice (it still grows if a receipt packs them tighter).
             inAppPurchases.reserveCapacity(set.content.count / 150)
             var seen = SeenAttributes()
-            try AttributeWalker.forEach(inSetContent: set.content) { attribute in
+            try AttributeWalker.forEach(inSetContent: set.content, where: AttributeType.isDocumented) { attribute in
                 if attribute.type == AttributeType.inAppPurchase {
                     inAppPurchases.append(try InAppPurchase(attributeValue: attribute.value))
-                } else if AttributeType.isDocumented(attribute.type) {
+                } else {
                     try seen.insert(attribute.type, base: 0)
                     try assign(attribute)
                 }

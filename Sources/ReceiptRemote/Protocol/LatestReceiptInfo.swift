@@ -24,8 +24,9 @@
     public static func purchases(in payload: ReceiptPayload, excludingOld: Bool = false) -> [InAppPurchase] {
         let all = payload.inAppPurchases
         // Positions, not the records, are filtered and sorted: a record is a large value (five slices), and a
-        // sort moves its elements many times.
-        var selected = all.indices.filter { isAutoRenewable(all[$0]) }
+        // sort moves its elements many times. Read through the buffer, in place: an array's element read copies
+        // all its references.
+        var selected = all.withUnsafeBufferPointer { all in all.indices.filter { isAutoRenewable(all[$0]) } }
         if excludingOld {
             var newest: [ArraySlice<UInt8>: Int] = [:]
             for index in selected {
@@ -37,7 +38,9 @@
             selected = Array(newest.values)
         }
         // The dates are read once: a comparison that passed records would copy (retain and release) each.
-        let dates = all.map { $0.purchaseDate?.millisecondsSince1970 ?? .min }
+        let dates = all.withUnsafeBufferPointer { all in
+            all.indices.map { all[$0].purchaseDate?.millisecondsSince1970 ?? .min }
+        }
         selected.sort { left, right in
             if dates[left] != dates[right] { return dates[left] < dates[right] }
             return precedes(id: all[left].transactionIDBytes, id: all[right].transactionIDBytes)
