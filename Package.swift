@@ -62,7 +62,7 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        // glibc's <malloc.h> (mallopt), which Swift's Glibc module leaves out; the server tunes malloc at start.
+        // glibc's <malloc.h> (mallopt), which Swift's Glibc module leaves out; both executables tune malloc at start.
         .systemLibrary(name: "CMalloc"),
         // Zero-copy BER/DER reader (and the small DER writer the forge uses). No Foundation.
         .target(name: "BER", swiftSettings: swiftSettings),
@@ -186,7 +186,7 @@ let package = Package(
         .executableTarget(
             name: "VerifyLocal",
             dependencies: [
-                "ReceiptModel", "ReceiptVerification", "ReceiptRemote", "ReceiptIntake",
+                "ReceiptModel", "ReceiptVerification", "ReceiptRemote", "ReceiptIntake", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -16,17 +16,10 @@ NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExe
 
 // Request and response buffers of large receipts run to hundreds of kilobytes. By default glibc maps each such
 // buffer afresh and unmaps it when freed (and trims its heaps), so every large request paid page faults and page
-// clearing: a fifth of the server's CPU for the 79 KB receipt. Keeping blocks up to 4 MiB in the heap, and up to
-// 64 MiB of freed memory mapped, removes that (BENCHMARKS.md); the cost is that the process keeps its peak heap.
-// An operator's own malloc settings (GLIBC_TUNABLES, MALLOC_*_THRESHOLD_) win.
+// clearing: a fifth of the server's CPU for the 79 KB receipt. `receipt_keep_freed_memory` keeps them in the heap
+// (BENCHMARKS.md), unless the operator set glibc's own malloc settings.
 #if canImport(Glibc)
-    let environment = ProcessInfo.processInfo.environment
-    if environment["GLIBC_TUNABLES"] == nil && environment["MALLOC_MMAP_THRESHOLD_"] == nil
-        && environment["MALLOC_TRIM_THRESHOLD_"] == nil
-    {
-        mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024)
-        mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024)
-    }
+    receipt_keep_freed_memory()
 #endif
 
 // ArgumentParser's asynchronous entry point, reached through a generic over AsyncParsableCommand: from top-level
