@@ -51,7 +51,9 @@ enum InputFile {
         } else {
             expected = min(chunkSize, limit)
         }
-        var bytes = try readUpTo(expected + 1, from: descriptor, name: name)
+        // A regular file hands over what it holds in one read: one that brings the whole size has reached the end
+        // (or the file grew, which the byte more asked for shows), so no second read is made to see the end.
+        var bytes = try readUpTo(expected + 1, from: descriptor, name: name, enoughAt: isRegularFile ? expected : nil)
         // Short of the capacity: the end was reached. Full: the size was unknown or has changed; read on in chunks.
         if bytes.count == expected + 1 {
             while bytes.count <= limit {
@@ -67,7 +69,10 @@ enum InputFile {
     }
 
     /// Reads until `count` bytes or the end of the input, whichever comes first.
-    static func readUpTo(_ count: Int, from descriptor: Int32, name: String) throws(ReceiptError) -> [UInt8] {
+    /// - Parameter enough: stop as soon as a read has brought at least this many bytes.
+    static func readUpTo(_ count: Int, from descriptor: Int32, name: String, enoughAt enough: Int? = nil)
+        throws(ReceiptError) -> [UInt8]
+    {
         var failure: POSIXErrorNumber?
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             initialized = 0
@@ -76,6 +81,7 @@ enum InputFile {
                 let got = systemRead(descriptor, base + initialized, count - initialized)
                 if got > 0 {
                     initialized += got
+                    if let enough, initialized >= enough { return }
                 } else if got == 0 {
                     return
                 } else if errno != EINTR {
