@@ -21,18 +21,19 @@ extension LedgerEntry {
         verification result: AttributedVerdict, received: ArraySlice<UInt8>, endpoint: String, account: String?,
         time: ReceiptDate, catalogue: ProductCatalogue, onConflict: ConflictPolicy
     ) throws(IntakeError) {
+        try self.init(
+            verification: result, received: received, endpoint: endpoint, account: account, time: time,
+            onConflict: onConflict,
+            transactions: TransactionRecorder(time: time, catalogue: catalogue).transactions(of: result))
+    }
+
+    /// The entry for one verification with the given transactions (none, for one whose transactions are made only
+    /// if the ledger needs them: ``DeferredTransactions``).
+    init(
+        verification result: AttributedVerdict, received: ArraySlice<UInt8>, endpoint: String, account: String?,
+        time: ReceiptDate, onConflict: ConflictPolicy, transactions: [LedgerTransaction]
+    ) throws(IntakeError) {
         let verdict = result.verdict
-        var transactions: [LedgerTransaction] = []
-        // A receipt of Xcode's StoreKit testing (trusted only with the opt-in) is signed with a key that ships with
-        // Xcode: verified, never recorded as purchases.
-        if verdict.isValid, verdict.environment != .xcode {
-            let recorder = TransactionRecorder(time: time, catalogue: catalogue)
-            if result.decidedBy == .remote {
-                transactions = recorder.transactions(decidedRemotely: result)
-            } else {
-                transactions = recorder.transactions(in: verdict.receipt, environment: verdict.environment)
-            }
-        }
         self.init(
             time: time, endpoint: endpoint, receiptSHA256: try Self.sha256(of: verdict.receipt, received: received),
             verdict: verdict.outcome,

@@ -31,16 +31,21 @@ extension ReceiptIntake {
         guard let ledger else {
             return ReceiptAnswer(result: decided, status: status, ledger: nil, supplement: nil)
         }
+        // Only a status-0 answer credits anything: then a receipt verified locally has its transactions made only if
+        // the ledger does not know the receipt already.
         var entry = try LedgerEntry(
-            verification: decided, received: call.receiptData, endpoint: call.auditEndpoint,
-            account: call.account,
-            time: call.now, catalogue: ledger.catalogue, onConflict: ledger.onConflict)
-        entry.readsSubscriptions = consultation.readsSubscriptions
+            verification: decided, received: call.receiptData, endpoint: call.auditEndpoint, account: call.account,
+            time: call.now, onConflict: ledger.onConflict, transactions: [])
+        let recorder = TransactionRecorder(time: call.now, catalogue: ledger.catalogue)
+        var deferred: DeferredTransactions?
         if case .verifyReceipt = call.contract, status != 0 {
-            entry.transactions = []
             entry.reason = entry.reason ?? .verifyReceiptStatus(status)
+        } else {
+            deferred = DeferredTransactions(verification: decided, entry: entry, ledger: ledger, recorder: recorder)
+            if deferred == nil { entry.transactions = recorder.transactions(of: decided) }
         }
-        let outcome = try await record(entry, logger: logger)
+        entry.readsSubscriptions = consultation.readsSubscriptions
+        let outcome = try await record(entry, deferred, logger: logger)
         let supplement = consultation.supplement(after: outcome)
         guard let outcome, outcome.isRejected else {
             return ReceiptAnswer(result: decided, status: status, ledger: outcome, supplement: supplement)

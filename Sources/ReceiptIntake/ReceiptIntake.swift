@@ -59,10 +59,15 @@ public struct ReceiptIntake: Sendable {
 
     /// Records `entry`; a failed write withholds the answer, so nothing is reported that is not recorded.
     /// - Throws: ``IntakeError/Code/ledgerUnavailable``.
-    func record(_ entry: LedgerEntry, logger: Logger) async throws(IntakeError) -> LedgerOutcome? {
+    /// - Parameter deferred: how to make the transactions of a receipt verified locally, which `entry` then lacks:
+    ///   made only when the ledger does not know the receipt.
+    func record(_ entry: LedgerEntry, _ deferred: DeferredTransactions? = nil, logger: Logger)
+        async throws(IntakeError) -> LedgerOutcome?
+    {
         guard let ledger else { return nil }
         do {
-            return try await ledger.record(entry)
+            guard let deferred else { return try await ledger.record(entry) }
+            return try await ledger.record(entry, receiptKey: deferred.receiptKey, derive: deferred.derive)
         } catch {
             logger.error("ledger write failed", metadata: ["error": "\(error)"])
             throw IntakeError(.ledgerUnavailable, "the ledger could not record this verification; try again")

@@ -8,6 +8,16 @@ struct TransactionRecorder {
     let time: ReceiptDate
     let catalogue: ProductCatalogue
 
+    /// A receipt verification's transactions: none unless it is valid; none for a receipt of Xcode's StoreKit
+    /// testing (trusted only with the opt-in), which is signed with a key that ships with Xcode and so is verified
+    /// but never recorded as purchases; else those of the receipt, or of Apple's answer when Apple decided.
+    func transactions(of result: AttributedVerdict) -> [LedgerTransaction] {
+        let verdict = result.verdict
+        guard verdict.isValid, verdict.environment != .xcode else { return [] }
+        if result.decidedBy == .remote { return transactions(decidedRemotely: result) }
+        return transactions(in: verdict.receipt, environment: verdict.environment)
+    }
+
     /// A receipt verified locally: its purchase records, signed when Apple created the receipt.
     func transactions(in receipt: ReceiptInput?, environment: ReceiptEnvironment?) -> [LedgerTransaction] {
         switch receipt {

@@ -20,6 +20,10 @@ public final class Ledger: Sendable {
     /// What a verification naming another account than a purchase's owner gets.
     public let onConflict: ConflictPolicy
     private let group: GroupCommit
+    /// Receipt keys seen known (``record(_:receiptKey:derive:)``).
+    private let knownReceipts = KnownReceiptKeys()
+    /// ``ProductCatalogue/fingerprint`` of ``catalogue``, worked out once.
+    package let catalogueFingerprint: String
     private let subscriptionState: Atomic<Bool>
     /// Told after each recording that wrote events (``whenEventsRecorded(_:)``).
     private let eventsRecorded = Mutex<(@Sendable () -> Void)?>(nil)
@@ -33,6 +37,7 @@ public final class Ledger: Sendable {
     ) {
         self.store = store
         self.catalogue = catalogue
+        catalogueFingerprint = catalogue.fingerprint
         self.onConflict = onConflict
         group = GroupCommit(store: store, maximumBatch: maximumBatch)
         subscriptionState = Atomic(!(store is SQLiteLedgerStore))
@@ -72,10 +77,50 @@ public final class Ledger: Sendable {
     ///   `ledger.invalid_entry` for an entry holding a value outside ``LedgerLimits``, refused before it could
     ///   join (and fail) a batch of other verifications.
     public func record(_ entry: LedgerEntry) async throws(LedgerError) -> LedgerOutcome {
-        if let reason = entry.unstorableReason() { throw LedgerError(.invalidEntry, reason) }
         // Hashed here, in parallel across requests, not by the batch's one writer.
         var entry = entry
         entry.preparedReceiptKey = .some(LedgerReceiptKey.key(for: entry))
+        return try await commit(entry)
+    }
+
+    /// Records one verification of a receipt whose transactions `derive` makes from the receipt alone, under
+    /// `receiptKey` (``LedgerReceiptKey/key(receiptSHA256:derivation:account:)``). A sighting of a receipt this
+    /// process has seen the ledger know is answered from the key, with the receipt's transaction ids as known and
+    /// its audit entry as the only write, and `derive` is not called: the ledger's cost does not grow with what it
+    /// already knows. Otherwise, as ``record(_:)`` with the transactions `derive` makes (and the key remembered
+    /// when the ledger knows it after).
+    package func record(_ entry: LedgerEntry, receiptKey: String, derive: () -> [LedgerTransaction])
+        async throws(LedgerError) -> LedgerOutcome
+    {
+        if LedgerReceiptKey.mayHaveKey(entry), let ids = knownReceipts.transactionIDs(for: receiptKey) {
+            var answered = entry
+            answered.transactions = []
+            answered.preparedReceiptKey = .some(receiptKey)
+            answered.answersFromKeyOnly = true
+            var outcome = try await commit(answered)
+            // A ledger that does not know the key (it never forgets one) wrote nothing: recorded in full below.
+            if !outcome.receiptKey.missing {
+                outcome.knownTransactionIDs = ids
+                return outcome
+            }
+        }
+        var entry = entry
+        entry.transactions = derive()
+        let keyed =
+            LedgerReceiptKey.mayHaveKey(entry) && !entry.transactions.isEmpty
+            && entry.transactions.allSatisfy { $0.source == .receipt }
+        entry.preparedReceiptKey = .some(keyed ? receiptKey : nil)
+        let outcome = try await commit(entry)
+        if keyed, outcome.receiptKey.known {
+            knownReceipts.remember(
+                receiptKey, transactionIDs: LedgerPlan.unique(entry.transactions).map(\.transactionID))
+        }
+        return outcome
+    }
+
+    /// Records `entry`, its receipt key prepared.
+    private func commit(_ entry: LedgerEntry) async throws(LedgerError) -> LedgerOutcome {
+        if let reason = entry.unstorableReason() { throw LedgerError(.invalidEntry, reason) }
         let outcome = try await group.record(entry)
         if outcome.recordedEvents > 0, let told = eventsRecorded.withLock({ $0 }) { told() }
         if !entry.renewals.isEmpty || entry.notification != nil

@@ -41,6 +41,18 @@ public struct ProductCatalogue: Sendable, Hashable {
         self.kinds = kinds
     }
 
+    /// A digest of the catalogue's contents (FNV-1a over its sorted entries): catalogues with the same kinds have
+    /// the same one. Part of a receipt key whose transactions the catalogue helps derive
+    /// (``LedgerReceiptKey/key(receiptSHA256:derivation:account:)``).
+    package var fingerprint: String {
+        var digest = LedgerReceiptKey.FNV1a()
+        for (product, kind) in kinds.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            digest.add(product)
+            digest.add(kind.rawValue)
+        }
+        return digest.hex
+    }
+
     /// The kind of `productID`: the catalogue's, else `reported` (what the receipt said).
     package func kind(of productID: String, reported: ProductKind) -> ProductKind {
         kinds[productID] ?? reported

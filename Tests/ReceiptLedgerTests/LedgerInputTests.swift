@@ -82,6 +82,41 @@ import Testing
         #expect(entry.receiptSHA256.count == 64)
     }
 
+    /// A receipt's transactions made only when the ledger needs them (`DeferredTransactions`) are exactly those the
+    /// entry would get at once, and their receipt key names what makes them: the receipt's digest, the catalogue
+    /// (however its kinds were listed) and the account; another catalogue or account gives another key. A verdict
+    /// that is not valid has none.
+    @Test func deferredTransactionsAreTheEntrysOwnAndTheirKeyNamesWhatMakesThem() throws {
+        let bytes = try Self.fixture("valid-sha256.receipt")
+        let verdict = try Self.verifier().verify(bytes)
+        let now = ReceiptDate(clampingMillisecondsSince1970: 1_800_000_000_000)
+        let catalogue = try ProductCatalogue(
+            json: Array(#"{"org.example.receiptforge.pro": "non_renewing", "other": "consumable"}"#.utf8))
+        let entry = try LedgerEntry(
+            verification: .local(verdict), received: bytes[...], endpoint: "/v1/verify", account: "alice", time: now,
+            catalogue: catalogue, onConflict: .report)
+        func deferred(_ catalogue: ProductCatalogue, account: String?, verdict: Verdict = verdict)
+            -> DeferredTransactions?
+        {
+            var bare = entry
+            bare.transactions = []
+            bare.account = account
+            return DeferredTransactions(
+                verification: .local(verdict), entry: bare, ledger: Ledger(store: FailingStore(), catalogue: catalogue),
+                recorder: TransactionRecorder(time: now, catalogue: catalogue))
+        }
+        let made = try #require(deferred(catalogue, account: "alice"))
+        #expect(made.derive() == entry.transactions && !entry.transactions.isEmpty)
+        #expect(made.receiptKey.hasPrefix(entry.receiptSHA256 + ":d"))
+        let sameKinds = ProductCatalogue(kinds: ["other": .consumable, "org.example.receiptforge.pro": .nonRenewing])
+        #expect(deferred(sameKinds, account: "alice")?.receiptKey == made.receiptKey)
+        #expect(deferred(ProductCatalogue(), account: "alice")?.receiptKey != made.receiptKey)
+        #expect(deferred(catalogue, account: "bob")?.receiptKey != made.receiptKey)
+        #expect(deferred(catalogue, account: nil)?.receiptKey != made.receiptKey)
+        let tampered = try Self.verifier().verify(try Self.fixture("tampered-payload.receipt"))
+        #expect(deferred(catalogue, account: "alice", verdict: tampered) == nil)
+    }
+
     @Test func aTamperedReceiptHasNoTransactions() throws {
         let bytes = try Self.fixture("tampered-payload.receipt")
         let verdict = try Self.verifier().verify(bytes)

@@ -563,6 +563,48 @@ import Testing
         await store.close()
     }
 
+    /// A receipt whose transactions are made from its bytes (the intake's receipts) has them made only until the
+    /// ledger knows its key: a repeat sighting is answered from the key without making them, with the same ids, one
+    /// audit entry each, and its transactions untouched. Another `Ledger` on the store (a second replica, or this
+    /// one after a restart) knows nothing in memory: it makes them once, is answered from the key the store kept,
+    /// and from then on makes nothing either. An entry sent with its key alone that the store does not know writes
+    /// nothing at all and says so.
+    @Test(arguments: Kind.allCases)
+    func aReceiptTheLedgerKnowsIsAnsweredWithoutMakingItsTransactions(kind: Kind) async throws {
+        guard Self.available(kind) else { return }
+        let place = try Place(kind)
+        let store = try await place.open()
+        final class Counter: @unchecked Sendable { var made = 0 }
+        let counter = Counter()
+        let derive = { () -> [LedgerTransaction] in
+            counter.made += 1
+            return [Self.transaction("d1"), Self.transaction("d2", original: "d1"), Self.transaction("d1")]
+        }
+        var receipt = Self.entry([], account: "erin")
+        receipt.receiptSHA256 = "sha-derived"
+        let key = LedgerReceiptKey.key(receiptSHA256: "sha-derived", derivation: "test", account: "erin")
+        let ledger = Ledger(store: store)
+        let first = try await ledger.record(receipt, receiptKey: key, derive: derive)
+        #expect(first.newTransactionIDs == ["d1", "d2"] && counter.made == 1)
+        receipt.time = Self.time(5)
+        let again = try await ledger.record(receipt, receiptKey: key, derive: derive)
+        #expect(again == LedgerOutcome(knownTransactionIDs: ["d1", "d2"]))
+        #expect(counter.made == 1, "answered from the key alone")
+        let replica = Ledger(store: store)
+        #expect(try await replica.record(receipt, receiptKey: key, derive: derive) == again)
+        #expect(counter.made == 2, "a ledger that has not seen the key known makes the transactions once")
+        #expect(try await replica.record(receipt, receiptKey: key, derive: derive) == again)
+        #expect(counter.made == 2)
+        var unknown = receipt
+        unknown.preparedReceiptKey = .some("never-recorded")
+        unknown.answersFromKeyOnly = true
+        let refused = try await store.commit([unknown])
+        #expect(refused.map(\.receiptKey.missing) == [true])
+        #expect(try await store.auditEntries(AuditQuery()).count == 4)
+        #expect(try await store.transaction(id: "d1")?.0.lastSeen == Self.time(0), "answered from the key")
+        await store.close()
+    }
+
     /// SQLite syncs a commit when it changes what the ledger knows: a batch with a new transaction commits FULL
     /// (rolled back and rerun when the writer was at NORMAL, with one audit entry per verification all the same),
     /// a batch of repeats commits and leaves the writer at NORMAL; `syncEveryCommit` keeps FULL throughout.

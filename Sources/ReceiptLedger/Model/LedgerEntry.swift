@@ -39,6 +39,10 @@ public struct LedgerEntry: Sendable {
     /// a batch, so that the writer does not hash every transaction of every verification itself; `nil` when not
     /// computed yet (a store computes it then).
     package var preparedReceiptKey: String??
+    /// The entry comes without its transactions, to be answered from its receipt key (``preparedReceiptKey``) alone,
+    /// which the caller has seen the ledger know (``Ledger/record(_:receiptKey:derive:)``). A ledger that does not
+    /// know the key writes nothing for it and says so (``LedgerOutcome/ReceiptKeyState/missing``).
+    package var answersFromKeyOnly = false
 
     public init(
         time: ReceiptDate, endpoint: String, receiptSHA256: String, verdict: Verdict.Outcome, reason: AuditReason?,

@@ -19,6 +19,21 @@ public struct LedgerOutcome: Sendable, Hashable {
     /// What the ledger holds under the entry's ``LedgerEntry/readsSubscriptions``, as this commit left it; `nil`
     /// when the entry asked for none.
     public var subscriptions: LedgerSubscriptions?
+    /// What became of the entry's receipt key, for ``Ledger``'s memory of known keys.
+    package var receiptKey = ReceiptKeyState()
+
+    /// What became of an entry's receipt key (``LedgerReceiptKey``). Not part of the answer: two outcomes that
+    /// answer alike are equal whatever their states.
+    package struct ReceiptKeyState: Sendable, Hashable {
+        /// The ledger knows the key now: it answered from it, or recorded the receipt whole and remembered it.
+        package var known = false
+        /// The entry came without its transactions (``LedgerEntry/answersFromKeyOnly``) and the ledger does not know
+        /// its key: nothing of it was written, and it must be recorded again with them.
+        package var missing = false
+
+        package static func == (lhs: Self, rhs: Self) -> Bool { true }
+        package func hash(into hasher: inout Hasher) {}
+    }
 
     public init(
         newTransactionIDs: [String] = [], knownTransactionIDs: [String] = [], conflicts: [LedgerConflict] = [],

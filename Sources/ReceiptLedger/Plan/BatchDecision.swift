@@ -36,16 +36,26 @@ struct BatchDecision {
     /// - Parameter receiptKey: the entry's ``LedgerReceiptKey``: when the ledger (or this batch) recorded that
     ///   receipt whole for that audience, the answer is every transaction known, and nothing but the audit entry is
     ///   written; when this verification records it whole without a conflict, the key is remembered.
+    ///   An entry that comes without its transactions (``LedgerEntry/answersFromKeyOnly``) is answered from its key
+    ///   with no transaction ids (its caller knows them), or, when the key is not known, not at all: nothing is
+    ///   written for it, not even its audit entry, and the outcome says so.
     mutating func decide(_ entry: LedgerEntry, receiptKey: String? = nil) -> LedgerOutcome {
         if let receiptKey, state.knownReceipts.contains(receiptKey) {
-            let outcome = LedgerOutcome(knownTransactionIDs: LedgerPlan.unique(entry.transactions).map(\.transactionID))
+            var outcome = LedgerOutcome(knownTransactionIDs: LedgerPlan.unique(entry.transactions).map(\.transactionID))
+            outcome.receiptKey.known = true
             audit(entry, outcome, verdict: entry.verdict, reason: entry.reason)
             return outcome
         }
-        let outcome = decideInFull(entry)
+        if entry.answersFromKeyOnly {
+            var outcome = LedgerOutcome()
+            outcome.receiptKey.missing = true
+            return outcome
+        }
+        var outcome = decideInFull(entry)
         if let receiptKey, outcome.conflicts.isEmpty, !outcome.isRejected {
             state.knownReceipts.insert(receiptKey)
             changes.receipts.append((receiptKey, entry.time))
+            outcome.receiptKey.known = true
         }
         return outcome
     }

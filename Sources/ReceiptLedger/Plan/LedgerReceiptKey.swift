@@ -22,21 +22,41 @@ import ReceiptVerification
 package enum LedgerReceiptKey {
     /// The entry's key, or `nil` when it has none.
     package static func key(for entry: LedgerEntry) -> String? {
-        guard entry.verdict == .valid, entry.notification == nil, entry.renewals.isEmpty, entry.reportsNew,
-            !entry.receiptSHA256.isEmpty,
-            !entry.transactions.isEmpty, entry.transactions.allSatisfy({ $0.source == .receipt })
+        guard mayHaveKey(entry), !entry.transactions.isEmpty, entry.transactions.allSatisfy({ $0.source == .receipt })
         else { return nil }
         var digest = FNV1a()
         for transaction in LedgerPlan.unique(entry.transactions) { digest.add(transaction) }
-        let audience = entry.account.map { "a:" + $0 } ?? "-"
-        return entry.receiptSHA256 + ":" + digest.hex + ":" + audience
+        return key(receiptSHA256: entry.receiptSHA256, digest: digest.hex, account: entry.account)
+    }
+
+    /// The key of a receipt whose transactions a caller derives from the receipt's bytes alone, by a procedure
+    /// `derivation` names (its version, and what else it depends on: the environment, the operator's catalogue):
+    /// the same bytes and derivation give the same transactions, so the key is known before they are made, and a
+    /// repeat sighting is answered without making them (``Ledger/record(_:receiptKey:derive:)``). It differs from
+    /// every ``key(for:)`` (the digest part starts with `d`, which a hex digest never does).
+    package static func key(receiptSHA256: String, derivation: String, account: String?) -> String {
+        key(receiptSHA256: receiptSHA256, digest: "d" + derivation, account: account)
+    }
+
+    /// Whether an entry may have a key at all, its transactions aside: a valid verification of a receipt alone,
+    /// that consumes "new".
+    package static func mayHaveKey(_ entry: LedgerEntry) -> Bool {
+        entry.verdict == .valid && entry.notification == nil && entry.renewals.isEmpty && entry.reportsNew
+            && !entry.receiptSHA256.isEmpty
+    }
+
+    private static func key(receiptSHA256: String, digest: String, account: String?) -> String {
+        let audience = account.map { "a:" + $0 } ?? "-"
+        return receiptSHA256 + ":" + digest + ":" + audience
     }
 
     /// FNV-1a, 64 bits, over each fact of each transaction with separators: cheap, and enough to tell apart the
     /// transactions of entries that claim one receipt digest (the digest itself, SHA-256 of the bytes, is what no
     /// one can collide).
-    struct FNV1a {
+    package struct FNV1a {
         private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+        package init() {}
 
         mutating func add(_ transaction: LedgerTransaction) {
             add(transaction.transactionID)
@@ -54,7 +74,7 @@ package enum LedgerReceiptKey {
             byte(0x1E)
         }
 
-        private mutating func add(_ text: String) {
+        package mutating func add(_ text: String) {
             let utf8 = text.utf8
             let hashed: Bool? = utf8.withContiguousStorageIfAvailable { bytes in
                 for unit in bytes { byte(unit) }
@@ -77,7 +97,7 @@ package enum LedgerReceiptKey {
             value = (value ^ UInt64(byte)) &* 0x100_0000_01b3
         }
 
-        var hex: String {
+        package var hex: String {
             let digits = String(value, radix: 16)
             return String(repeating: "0", count: 16 - digits.count) + digits
         }
