@@ -1,8 +1,8 @@
 public import Foundation
 
 /// Runs a built executable of this package and captures what it printed and its exit status.
-public struct CommandRunner {
-    public struct Outcome {
+public struct CommandRunner: Sendable {
+    public struct Outcome: Sendable {
         public let status: Int32
         public let standardOutput: String
         public let standardError: String
@@ -25,12 +25,30 @@ public struct CommandRunner {
         executable = SharedTestData.executable(name)
     }
 
+    /// Runs the executable and waits for it on a thread of its own, not on one of Swift concurrency's: the test
+    /// runner's cooperative pool has one thread per core, and two tests waiting on long runs there (a folder of
+    /// links, thousands of receipts) once held both for 15 seconds, while every other test's PostgreSQL ledger
+    /// waited for its connections to be served and missed its 12-second deadline.
     /// - Parameters:
     ///   - environment: variables added to (or replacing) the test runner's own.
     ///   - directory: the working directory; the test runner's own by default.
     public func run(
         _ arguments: [String], standardInput: Data? = nil, environment: [String: String] = [:],
         in directory: URL? = nil
+    ) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(
+                    with: Result {
+                        try runAndWait(
+                            arguments, standardInput: standardInput, environment: environment, in: directory)
+                    })
+            }.start()
+        }
+    }
+
+    private func runAndWait(
+        _ arguments: [String], standardInput: Data?, environment: [String: String], in directory: URL?
     ) throws -> Outcome {
         let process = Process()
         process.executableURL = executable

@@ -44,7 +44,7 @@ public enum ReceiptCorpus {
     }
 
     /// Mints one receipt per purchase list, in one run of `mint-receipt` writing into `folder`.
-    public static func mint(_ receipts: [[Purchase]], in folder: URL) throws -> [Receipt] {
+    public static func mint(_ receipts: [[Purchase]], in folder: URL) async throws -> [Receipt] {
         let template = try SharedTestData.json(
             at: SharedTestData.packageRoot.appendingPathComponent("fixtures/descriptions/valid-sha256.json"))
         guard var description = template["receipt"] as? [String: Any],
@@ -80,7 +80,7 @@ public enum ReceiptCorpus {
                 to: folder.appendingPathComponent("\(name).json"))
             names.append(name)
         }
-        let outcome = try CommandRunner("mint-receipt").run(
+        let outcome = try await CommandRunner("mint-receipt").run(
             ["--pki", SharedTestData.packageRoot.appendingPathComponent("certs").path, "--output-dir", folder.path]
                 + names.map { folder.appendingPathComponent("\($0).json").path })
         guard outcome.status == 0 else { throw Failure(description: "mint-receipt: \(outcome.standardError)") }

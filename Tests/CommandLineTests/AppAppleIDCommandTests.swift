@@ -12,17 +12,19 @@ struct AppAppleIDCommandTests {
     static let sandbox = corpus.appendingPathComponent("corpus-did-renew.body.json")
     static let testNotification = corpus.appendingPathComponent("corpus-test.body.json")
 
-    @Test func verifyLocalChecksTheAppAppleIDInProductionOnly() throws {
+    @Test func verifyLocalChecksTheAppAppleIDInProductionOnly() async throws {
         let command = CommandRunner("verify-local")
         let root = Self.certs.appendingPathComponent("test-jws-root.pem").path
-        func code(_ appAppleID: String, _ file: URL) throws -> (Int32, String?) {
-            let outcome = try command.run(["--format", "json", "--root", root, "--app-apple-id", appAppleID, file.path])
+        func code(_ appAppleID: String, _ file: URL) async throws -> (Int32, String?) {
+            let outcome = try await command.run([
+                "--format", "json", "--root", root, "--app-apple-id", appAppleID, file.path,
+            ])
             let line = try #require(try outcome.jsonLines().first)
             return (outcome.status, (line["reasons"] as? [[String: Any]])?.first?["code"] as? String)
         }
-        #expect(try code("1234567890", Self.production) == (0, nil))
-        #expect(try code("99", Self.production) == (1, "policy.app_apple_id_rejected"))
-        #expect(try code("99", Self.sandbox) == (0, nil), "Sandbox: not compared")
+        #expect(try await code("1234567890", Self.production) == (0, nil))
+        #expect(try await code("99", Self.production) == (1, "policy.app_apple_id_rejected"))
+        #expect(try await code("99", Self.sandbox) == (0, nil), "Sandbox: not compared")
     }
 
     /// The server: a Sandbox notification is recorded whatever app Apple id is configured, a Production one only

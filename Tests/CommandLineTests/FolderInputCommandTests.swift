@@ -32,15 +32,15 @@ struct FolderInputCommandTests {
         outcome.standardError.split(separator: "\n")
     }
 
-    @Test func anEmptyFolderIsNothingToVerify() throws {
+    @Test func anEmptyFolderIsNothingToVerify() async throws {
         let folder = try TemporaryFolder()
-        let outcome = try command.run(["--root", testRoot, folder.url.path])
+        let outcome = try await command.run(["--root", testRoot, folder.url.path])
         #expect(outcome.status == Self.nothingToVerify)
         #expect(outcome.standardOutput.isEmpty)
         #expect(!outcome.standardError.isEmpty, "a run that verifies nothing says so")
     }
 
-    @Test func aFolderWithoutReceiptFilesIsNothingToVerify() throws {
+    @Test func aFolderWithoutReceiptFilesIsNothingToVerify() async throws {
         let folder = try TemporaryFolder()
         try folder.write("README.md", Data("not a receipt".utf8))
         try folder.write("notes/data.json", Data("{}".utf8))
@@ -48,24 +48,24 @@ struct FolderInputCommandTests {
         try folder.write(".hidden.receipt", try fixtureBytes("valid-sha1.receipt"))
         try folder.write(".cache/valid.receipt", try fixtureBytes("valid-sha1.receipt"))
         let empty = try TemporaryFolder()
-        let outcome = try command.run(["--format", "json", "--root", testRoot, folder.url.path, empty.url.path])
+        let outcome = try await command.run(["--format", "json", "--root", testRoot, folder.url.path, empty.url.path])
         #expect(outcome.status == Self.nothingToVerify)
         #expect(outcome.standardOutput.isEmpty)
         #expect(!outcome.standardError.isEmpty)
         // With --decode-only too: nothing decoded is not success.
-        #expect(try command.run(["--decode-only", folder.url.path]).status == Self.nothingToVerify)
+        #expect(try await command.run(["--decode-only", folder.url.path]).status == Self.nothingToVerify)
     }
 
-    @Test func anEmptyFolderBesideAReceiptDoesNotStopTheRun() throws {
+    @Test func anEmptyFolderBesideAReceiptDoesNotStopTheRun() async throws {
         let empty = try TemporaryFolder()
-        let outcome = try command.run([
+        let outcome = try await command.run([
             "--root", testRoot, empty.url.path, fixtures.appendingPathComponent("valid-sha1.receipt").path,
         ])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(!outcome.standardError.isEmpty, "the empty folder is still mentioned")
     }
 
-    @Test func aLinkedFolderAndALinkedFileAreFollowed() throws {
+    @Test func aLinkedFolderAndALinkedFileAreFollowed() async throws {
         let folder = try TemporaryFolder()
         try folder.write("real/a.receipt", try fixtureBytes("valid-sha1.receipt"))
         try folder.write("elsewhere/b.receipt", try fixtureBytes("valid-sha256.receipt"))
@@ -73,32 +73,32 @@ struct FolderInputCommandTests {
         try FileManager.default.createDirectory(at: top, withIntermediateDirectories: true)
         try link("link", in: top, to: "../real")
         try link("file.receipt", in: top, to: "../elsewhere/b.receipt")
-        let outcome = try command.run(["--format", "json", "--root", testRoot, top.path])
+        let outcome = try await command.run(["--format", "json", "--root", testRoot, top.path])
         #expect(outcome.status == 0, "\(outcome.standardOutput)\(outcome.standardError)")
         #expect(try files(outcome) == [top.path + "/file.receipt", top.path + "/link/a.receipt"])
         #expect(try outcome.jsonLines().allSatisfy { $0["verdict"] as? String == "valid" })
     }
 
-    @Test func aLinkedFolderNamedOnTheCommandLineIsWalked() throws {
+    @Test func aLinkedFolderNamedOnTheCommandLineIsWalked() async throws {
         let folder = try TemporaryFolder()
         try folder.write("real/a.receipt", try fixtureBytes("valid-sha1.receipt"))
         let link = folder.url.appendingPathComponent("link")
         try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "real")
-        let outcome = try command.run(["--format", "json", "--root", testRoot, link.path])
+        let outcome = try await command.run(["--format", "json", "--root", testRoot, link.path])
         #expect(outcome.status == 0)
         #expect(try files(outcome) == [link.path + "/a.receipt"])
     }
 
     /// A link back to a folder on its own path is not followed, once per such link, with a line on standard
     /// error; everything else is verified and the run ends.
-    @Test func aLinkLoopEndsWithANoteAndTheRestVerified() throws {
+    @Test func aLinkLoopEndsWithANoteAndTheRestVerified() async throws {
         let folder = try TemporaryFolder()
         try folder.write("top/a.receipt", try fixtureBytes("valid-sha1.receipt"))
         try folder.write("top/sub/b.receipt", try fixtureBytes("valid-sha256.receipt"))
         let top = folder.url.appendingPathComponent("top")
         try link("self", in: top, to: ".")
         try link("sub/up", in: top, to: "..")
-        let outcome = try command.run(["--format", "json", "--root", testRoot, top.path])
+        let outcome = try await command.run(["--format", "json", "--root", testRoot, top.path])
         #expect(outcome.status == 0, "a loop skipped is not a failed receipt: \(outcome.standardError)")
         #expect(try files(outcome) == [top.path + "/a.receipt", top.path + "/sub/b.receipt"])
         #expect(errorLines(outcome).count == 2, "one line per link not followed: \(outcome.standardError)")
@@ -106,14 +106,14 @@ struct FolderInputCommandTests {
 
     /// Two folders linking to each other: each is walked along both paths (as `find -L` does), and each
     /// path stops where it would come back round.
-    @Test func aCycleBetweenTwoFoldersEnds() throws {
+    @Test func aCycleBetweenTwoFoldersEnds() async throws {
         let folder = try TemporaryFolder()
         try folder.write("x/a.receipt", try fixtureBytes("valid-sha1.receipt"))
         try folder.write("y/b.receipt", try fixtureBytes("valid-sha256.receipt"))
         try link("x/to-y", in: folder.url, to: "../y")
         try link("y/to-x", in: folder.url, to: "../x")
         let root = folder.url.path
-        let outcome = try command.run(["--format", "json", "--root", testRoot, root])
+        let outcome = try await command.run(["--format", "json", "--root", testRoot, root])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(
             try files(outcome) == [
@@ -122,12 +122,12 @@ struct FolderInputCommandTests {
         #expect(errorLines(outcome).count == 2, "\(outcome.standardError)")
     }
 
-    @Test func aBrokenLinkNamedLikeAReceiptIsAnUnreadableInput() throws {
+    @Test func aBrokenLinkNamedLikeAReceiptIsAnUnreadableInput() async throws {
         let folder = try TemporaryFolder()
         try folder.write("a.receipt", try fixtureBytes("valid-sha1.receipt"))
         try link("gone.receipt", in: folder.url, to: "nowhere.receipt")
         try link("gone-folder", in: folder.url, to: "nowhere")
-        let outcome = try command.run(["--format", "json", "--root", testRoot, folder.url.path])
+        let outcome = try await command.run(["--format", "json", "--root", testRoot, folder.url.path])
         #expect(outcome.status == 1)
         let lines = try outcome.jsonLines()
         #expect(
@@ -135,27 +135,27 @@ struct FolderInputCommandTests {
         #expect((lines.last?["error"] as? [String: Any])?["code"] as? String == "receipt.unreadable_input")
     }
 
-    @Test func onlyReceiptExtensionsAreTakenFromFoldersInAnyCase() throws {
+    @Test func onlyReceiptExtensionsAreTakenFromFoldersInAnyCase() async throws {
         let folder = try TemporaryFolder()
         let receipt = try fixtureBytes("valid-sha1.receipt")
         for name in ["a.RECEIPT", "b.der", "c.P7M", "d.bin", "e.json", "f.receipt.bak", "g", "h.receipts"] {
             try folder.write(name, receipt)
         }
-        let outcome = try command.run(["--format", "json", "--root", testRoot, folder.url.path])
+        let outcome = try await command.run(["--format", "json", "--root", testRoot, folder.url.path])
         #expect(
             try files(outcome).map { URL(fileURLWithPath: $0).lastPathComponent } == [
                 "a.RECEIPT", "b.der", "c.P7M", "d.bin",
             ])
         // Named explicitly, any file is read.
-        let named = try command.run(["--root", testRoot, folder.url.appendingPathComponent("g").path])
+        let named = try await command.run(["--root", testRoot, folder.url.appendingPathComponent("g").path])
         #expect(named.status == 0)
     }
 
-    @Test func anOversizedFileIsRefusedAsTooLarge() throws {
+    @Test func anOversizedFileIsRefusedAsTooLarge() async throws {
         let folder = try TemporaryFolder()
         // Larger than any receipt input may be (ReceiptInput.maximumInputSize, about 11 MiB).
         let file = try folder.write("huge.receipt", Data(count: 12 * 1024 * 1024))
-        let outcome = try command.run(["--format", "json", file.path])
+        let outcome = try await command.run(["--format", "json", file.path])
         #expect(outcome.status == 1)
         let line = try #require(try outcome.jsonLines().first)
         #expect((line["error"] as? [String: Any])?["code"] as? String == "receipt.too_large")
@@ -163,12 +163,12 @@ struct FolderInputCommandTests {
 
     /// Folders deeper than the walk's limit (64 levels) are not entered: the receipts above are verified, the
     /// run says what it left out and does not exit 0.
-    @Test func aTreeDeeperThanTheLimitIsCutAndSaysSo() throws {
+    @Test func aTreeDeeperThanTheLimitIsCutAndSaysSo() async throws {
         let folder = try TemporaryFolder()
         try folder.write("top.receipt", try fixtureBytes("valid-sha1.receipt"))
         let deep = (0..<70).map { "d\($0)" }.joined(separator: "/")
         try folder.write(deep + "/bottom.receipt", try fixtureBytes("valid-sha1.receipt"))
-        let outcome = try command.run(["--format", "json", "--root", testRoot, folder.url.path])
+        let outcome = try await command.run(["--format", "json", "--root", testRoot, folder.url.path])
         #expect(outcome.status == 1, "\(outcome.standardError)")
         #expect(try files(outcome) == [folder.url.path + "/top.receipt"])
         #expect(errorLines(outcome).contains { $0.contains("at most 64 levels of folders") })
@@ -176,7 +176,7 @@ struct FolderInputCommandTests {
 
     /// Two links to the next folder, level after level, reach the last folder along 2^18 paths: the walk stops
     /// at its folder limit instead of walking them all.
-    @Test func linksFanningOutAreBoundedByTheFolderLimit() throws {
+    @Test func linksFanningOutAreBoundedByTheFolderLimit() async throws {
         let folder = try TemporaryFolder()
         let levels = 18
         for level in 0..<levels {
@@ -190,7 +190,7 @@ struct FolderInputCommandTests {
                 try link("l\(level)/\(name)", in: folder.url, to: "../l\(level + 1)")
             }
         }
-        let outcome = try command.run([
+        let outcome = try await command.run([
             "--decode-only", "--format", "json", folder.url.appendingPathComponent("l0").path,
         ])
         #expect(outcome.status == 1, "\(outcome.standardError)")

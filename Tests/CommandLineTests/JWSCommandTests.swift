@@ -10,12 +10,12 @@ struct JWSCommandTests {
 
     func path(_ name: String) -> String { jws.appendingPathComponent("\(name).jws").path }
 
-    @Test func anAppleSignedJWSIsValidAsTextAndAsJSON() throws {
-        let text = try command.run([path("jws-goiap-renewal-sandbox")])
+    @Test func anAppleSignedJWSIsValidAsTextAndAsJSON() async throws {
+        let text = try await command.run([path("jws-goiap-renewal-sandbox")])
         #expect(text.status == 0, "\(text.standardOutput)\(text.standardError)")
         #expect(text.standardOutput.contains("VALID  Sandbox"))
         #expect(text.standardOutput.contains("JWS renewal_info"))
-        let json = try command.run(["--format", "json", path("jws-goiap-renewal-sandbox")])
+        let json = try await command.run(["--format", "json", path("jws-goiap-renewal-sandbox")])
         let line = try #require(try json.jsonLines().first)
         #expect(line["verdict"] as? String == "valid")
         #expect(line["payload_type"] as? String == "renewal_info")
@@ -23,23 +23,23 @@ struct JWSCommandTests {
         #expect((line["chain"] as? [String])?.count == 3)
     }
 
-    @Test func anXcodeSignedJWSNeedsTheOptIn() throws {
-        let refused = try command.run(["--format", "json", path("jws-apple-xcode-signed-transaction")])
+    @Test func anXcodeSignedJWSNeedsTheOptIn() async throws {
+        let refused = try await command.run(["--format", "json", path("jws-apple-xcode-signed-transaction")])
         #expect(refused.status == 1)
         let line = try #require(try refused.jsonLines().first)
         #expect((line["reasons"] as? [[String: Any]])?.first?["code"] as? String == "chain.untrusted_root")
-        let accepted = try command.run(["--allow-xcode", path("jws-apple-xcode-signed-transaction")])
+        let accepted = try await command.run(["--allow-xcode", path("jws-apple-xcode-signed-transaction")])
         #expect(accepted.status == 0, "\(accepted.standardOutput)")
         #expect(accepted.standardOutput.contains("VALID  Xcode"))
     }
 
-    @Test func aJWSOnStandardInputIsVerified() throws {
+    @Test func aJWSOnStandardInputIsVerified() async throws {
         let text = try String(contentsOfFile: path("jws-goiap-renewal-sandbox"), encoding: .utf8)
         var tampered = Array(text.utf8)
         // A payload symbol changed: still base64url, no longer what was signed.
         let firstDot = try #require(tampered.firstIndex(of: UInt8(ascii: ".")))
         tampered[firstDot + 10] = tampered[firstDot + 10] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
-        let outcome = try command.run(["--format", "json", "-"], standardInput: Data(tampered))
+        let outcome = try await command.run(["--format", "json", "-"], standardInput: Data(tampered))
         #expect(outcome.status == 1)
         let line = try #require(try outcome.jsonLines().first)
         let code = (line["reasons"] as? [[String: Any]])?.first?["code"] as? String

@@ -27,7 +27,7 @@ struct LedgerProcessTests {
         defer { database.drop() }
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }
-        let receipts = try ReceiptCorpus.mint(Self.subscriptionCorpus(count: 24), in: folder.url)
+        let receipts = try await ReceiptCorpus.mint(Self.subscriptionCorpus(count: 24), in: folder.url)
         let replicas = [
             try await Self.server(ledger: database.url, in: folder, name: "replica-1"),
             try await Self.server(ledger: database.url, in: folder, name: "replica-2"),
@@ -83,7 +83,7 @@ struct LedgerProcessTests {
             }
         }
 
-        let audit = try Self.audit(database.url)
+        let audit = try await Self.audit(database.url)
         #expect(audit.count == calls.count)
         #expect(audit.allSatisfy { $0["endpoint"] as? String == "/v1/verify" && $0["verdict"] as? String == "valid" })
         #expect(
@@ -124,9 +124,9 @@ struct LedgerProcessTests {
         let count = 8
         let family: @Sendable (Int) -> String = { String(7_100_000_000_000_000 + $0 * 100) }
         let renewal: @Sendable (Int) -> String = { String(7_100_000_000_000_000 + $0 * 100 + 1) }
-        let early = try ReceiptCorpus.mint(
+        let early = try await ReceiptCorpus.mint(
             (0..<count).map { [.renewal(family($0), of: family($0), period: 0)] }, in: folder.url)
-        let later = try ReceiptCorpus.mint(
+        let later = try await ReceiptCorpus.mint(
             (0..<count).map {
                 [.renewal(family($0), of: family($0), period: 0), .renewal(renewal($0), of: family($0), period: 1)]
             }, in: folder.url)
@@ -193,7 +193,7 @@ struct LedgerProcessTests {
     /// What the killed server reported new must be there, and known; nothing is new twice; every receipt ends up
     /// recorded.
     func killUnderLoadThenReplay(ledger: String, in folder: TemporaryFolder) async throws {
-        let receipts = try ReceiptCorpus.mint(
+        let receipts = try await ReceiptCorpus.mint(
             (0..<160).map { index in
                 (0..<3).map { slot in .consumable(String(4_000_000_000_000_000 + index * 10 + slot)) }
             }, in: folder.url)
@@ -263,7 +263,7 @@ struct LedgerProcessTests {
 
         // The trail: each transaction new in exactly one entry; one entry per answer after the restart, and per
         // committed verification before it (answered or cut off after its commit).
-        let audit = try Self.audit(ledger)
+        let audit = try await Self.audit(ledger)
         let auditedNew = Self.counts(audit.flatMap { $0["new_transaction_ids"] as? [String] ?? [] })
         #expect(
             Set(minted.map(\.0)).symmetricDifference(auditedNew.keys).sorted().prefix(10) == [],
@@ -324,7 +324,7 @@ struct LedgerProcessTests {
         ledger: String, environment: [String: String] = [:], in folder: TemporaryFolder, readStatusWhileAway: Int,
         cutOff: () async throws -> Void, restore: () async throws -> Void
     ) async throws {
-        let receipts = try ReceiptCorpus.mint(
+        let receipts = try await ReceiptCorpus.mint(
             (0..<24).map { index in
                 (0..<3).map { slot in .consumable(String(5_000_000_000_000_000 + index * 10 + slot)) }
             }, in: folder.url)
@@ -399,7 +399,7 @@ struct LedgerProcessTests {
                 #expect(try await client.get(port: port, "/v1/transactions/\(id)").status == 404, "\(id) was written")
             }
         }
-        let audit = try Self.audit(ledger)
+        let audit = try await Self.audit(ledger)
         #expect(audit.count == answered.count)
         #expect(
             Self.counts(audit.map(Self.auditKey)) == Self.counts(answered.map { Self.answerKey(account, $0.answer) }))
@@ -486,8 +486,8 @@ struct LedgerProcessTests {
     }
 
     /// `receipt-server ledger audit --ledger ledger`, one object per line.
-    static func audit(_ ledger: String) throws -> [[String: Any]] {
-        let outcome = try CommandRunner("receipt-server").run(["ledger", "audit", "--ledger", ledger])
+    static func audit(_ ledger: String) async throws -> [[String: Any]] {
+        let outcome = try await CommandRunner("receipt-server").run(["ledger", "audit", "--ledger", ledger])
         #expect(outcome.status == 0, "ledger audit: \(outcome.standardError)")
         return try outcome.jsonLines()
     }

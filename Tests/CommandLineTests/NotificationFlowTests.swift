@@ -46,7 +46,7 @@ struct NotificationFlowTests {
         defer { server.kill() }
         let client = LoopbackHTTPClient()
         let port = server.port
-        let receipt = try ReceiptCorpus.mint([[.renewal(lapsed, of: original, period: 0)]], in: folder.url)[0]
+        let receipt = try await ReceiptCorpus.mint([[.renewal(lapsed, of: original, period: 0)]], in: folder.url)[0]
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let day: Int64 = 86_400_000
 
@@ -64,7 +64,7 @@ struct NotificationFlowTests {
         #expect(try await Self.state(client, port) == "expired")
 
         // DID_RENEW: a renewal the receipt does not show, signed yesterday, expiring in 30 days.
-        let renew = try Self.notification(
+        let renew = try await Self.notification(
             "DID_RENEW", uuid: "flow-renew", signed: now - day, transaction: renewed, expires: now + 30 * day,
             revoked: nil, autoRenew: 1, retry: false, in: folder)
         let first = try await client.post(port: port, "/v1/notifications/appstore", json: renew)
@@ -99,7 +99,7 @@ struct NotificationFlowTests {
         #expect(try again.json()["status"] as? String == "duplicate")
 
         // An older notification (signed before the DID_RENEW) arriving after it changes no state.
-        let older = try Self.notification(
+        let older = try await Self.notification(
             "DID_CHANGE_RENEWAL_STATUS", uuid: "flow-older", signed: now - 2 * day, transaction: renewed,
             expires: now + 30 * day, revoked: nil, autoRenew: 0, retry: true, in: folder)
         let stale = try await client.post(port: port, "/v1/notifications/appstore", json: older)
@@ -112,7 +112,7 @@ struct NotificationFlowTests {
         #expect(try await Self.state(client, port) == "active")
 
         // A forged notification (signed under a root nobody trusts): 4xx, no effect.
-        let forged = try Self.notification(
+        let forged = try await Self.notification(
             "REFUND", uuid: "flow-forged", signed: now - 3_600_000, transaction: renewed, expires: now + 30 * day,
             revoked: now - 3_600_000, autoRenew: 1, retry: false, in: folder, variant: "wrong-root")
         let refused = try await client.post(port: port, "/v1/notifications/appstore", json: forged)
@@ -120,7 +120,7 @@ struct NotificationFlowTests {
         #expect(try await Self.state(client, port) == "active")
 
         // REFUND: the renewal's transaction revoked.
-        let refund = try Self.notification(
+        let refund = try await Self.notification(
             "REFUND", uuid: "flow-refund", signed: now - 3_600_000, transaction: renewed, expires: now + 30 * day,
             revoked: now - 3_600_000, autoRenew: 1, retry: false, in: folder)
         let refunded = try await client.post(port: port, "/v1/notifications/appstore", json: refund)
@@ -128,19 +128,19 @@ struct NotificationFlowTests {
         #expect(try await Self.state(client, port) == "revoked")
 
         // REFUND_REVERSED, signed after the REFUND: the refund is cleared; the REFUND replayed changes nothing.
-        let reversal = try Self.notification(
+        let reversal = try await Self.notification(
             "REFUND_REVERSED", uuid: "flow-reversed", signed: now - 600_000, transaction: renewed,
             expires: now + 30 * day, revoked: nil, autoRenew: 1, retry: false, in: folder)
         #expect(try await client.post(port: port, "/v1/notifications/appstore", json: reversal).status == 200)
         #expect(try await Self.state(client, port) == "active")
-        let lateRefund = try Self.notification(
+        let lateRefund = try await Self.notification(
             "REFUND", uuid: "flow-refund-late", signed: now - 3_000_000, transaction: renewed, expires: now + 30 * day,
             revoked: now - 3_600_000, autoRenew: 1, retry: false, in: folder)
         #expect(try await client.post(port: port, "/v1/notifications/appstore", json: lateRefund).status == 200)
         #expect(try await Self.state(client, port) == "active", "a REFUND signed before the reversal has no effect")
 
         // A refund of a transaction the receipt itself lists: /verifyReceipt shows it, from the ledger.
-        let refundListed = try Self.notification(
+        let refundListed = try await Self.notification(
             "REFUND", uuid: "flow-refund-listed", signed: now - 1_800_000, transaction: lapsed,
             expires: 1_740_073_148_000, revoked: now - 1_800_000, autoRenew: 1, retry: false, in: folder)
         #expect(try await client.post(port: port, "/v1/notifications/appstore", json: refundListed).status == 200)
@@ -164,7 +164,7 @@ struct NotificationFlowTests {
             (unaskedAnswer["pending_renewal_info"] as? [[String: Any]])?.first?["auto_renew_status"] as? String == "1")
 
         // Every notification is in the audit trail: eight, the forged one invalid, the retry a duplicate.
-        let audit = try CommandRunner("receipt-server").run(["ledger", "audit", "--ledger", ledger])
+        let audit = try await CommandRunner("receipt-server").run(["ledger", "audit", "--ledger", ledger])
         let entries = try audit.jsonLines().filter { $0["endpoint"] as? String == "/v1/notifications/appstore" }
         #expect(entries.count == 8)
         #expect(
@@ -186,7 +186,7 @@ struct NotificationFlowTests {
     static func notification(
         _ type: String, uuid: String, signed: Int64, transaction id: String, expires: Int64, revoked: Int64?,
         autoRenew: Int, retry: Bool, in folder: TemporaryFolder, variant: String? = nil
-    ) throws -> Data {
+    ) async throws -> Data {
         var transaction: [String: Any] = [
             "transactionId": id, "originalTransactionId": original, "webOrderLineItemId": id, "bundleId": bundle,
             "productId": product, "purchaseDate": expires - 30 * 86_400_000, "originalPurchaseDate": 1_737_394_748_000,
@@ -216,7 +216,7 @@ struct NotificationFlowTests {
         if let variant { request["variant"] = variant }
         let file = folder.url.appendingPathComponent("\(uuid).json")
         try JSONSerialization.data(withJSONObject: request).write(to: file)
-        let outcome = try CommandRunner("mint-receipt").run(
+        let outcome = try await CommandRunner("mint-receipt").run(
             ["jws", "--pki", certs.path, "-o", "-", file.path], in: SharedTestData.packageRoot)
         guard outcome.status == 0 else { throw MintFailed(message: outcome.standardError) }
         return try JSONSerialization.data(withJSONObject: ["signedPayload": outcome.standardOutput])

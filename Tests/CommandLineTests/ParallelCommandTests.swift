@@ -40,7 +40,7 @@ struct ParallelCommandTests {
         try outcome.jsonLines().map { $0["file"] as? String ?? "?" }
     }
 
-    @Test func reportsFollowSortedPathOrderWhateverTheJobs() throws {
+    @Test func reportsFollowSortedPathOrderWhateverTheJobs() async throws {
         let folder = try folderOfManyReceipts(240)
         let expected = try FileManager.default.subpathsOfDirectory(atPath: folder.url.path)
             .filter { $0.hasSuffix(".receipt") || $0.hasSuffix(".b64") }
@@ -50,7 +50,7 @@ struct ParallelCommandTests {
         for jobs in [nil, "1", "3", "16"] {
             let arguments =
                 ["--format", "json", "--root", testRoot] + (jobs.map { ["--jobs", $0] } ?? []) + [folder.url.path]
-            let outcome = try command.run(arguments)
+            let outcome = try await command.run(arguments)
             #expect(outcome.status == 1, "the folder holds forgeries")
             #expect(try files(outcome) == expected, "--jobs \(jobs ?? "default")")
             outputs.append(outcome.standardOutput)
@@ -58,18 +58,18 @@ struct ParallelCommandTests {
         #expect(Set(outputs).count == 1, "every --jobs value writes the same bytes")
     }
 
-    @Test func textReportsAreInOrderToo() throws {
+    @Test func textReportsAreInOrderToo() async throws {
         let folder = try folderOfManyReceipts(40)
-        let serial = try command.run(["--jobs", "1", "--root", testRoot, folder.url.path])
-        let parallel = try command.run(["--jobs", "8", "--root", testRoot, folder.url.path])
+        let serial = try await command.run(["--jobs", "1", "--root", testRoot, folder.url.path])
+        let parallel = try await command.run(["--jobs", "8", "--root", testRoot, folder.url.path])
         #expect(serial.standardOutput == parallel.standardOutput)
         #expect(serial.status == parallel.status)
     }
 
-    @Test func inputsNamedOnTheCommandLineKeepTheirOrder() throws {
+    @Test func inputsNamedOnTheCommandLineKeepTheirOrder() async throws {
         let names = ["valid-sha256.receipt", "tampered-payload.receipt", "valid-large-1200-purchases.receipt", "-"]
         let paths = names.map { $0 == "-" ? "-" : fixtures.appendingPathComponent($0).path }
-        let outcome = try command.run(
+        let outcome = try await command.run(
             ["--format", "json", "--jobs", "4", "--root", testRoot] + paths.reversed(),
             standardInput: try Data(contentsOf: fixtures.appendingPathComponent("valid-sha1.receipt")))
         #expect(try files(outcome) == paths.reversed())
@@ -77,8 +77,10 @@ struct ParallelCommandTests {
     }
 
     @Test(arguments: ["0", "-1", "1025", "many"])
-    func jobsOutsideItsRangeIsAUsageError(jobs: String) throws {
-        let outcome = try command.run(["--jobs", jobs, fixtures.appendingPathComponent("valid-sha1.receipt").path])
+    func jobsOutsideItsRangeIsAUsageError(jobs: String) async throws {
+        let outcome = try await command.run([
+            "--jobs", jobs, fixtures.appendingPathComponent("valid-sha1.receipt").path,
+        ])
         #expect(outcome.status == 64)
     }
 }

@@ -12,7 +12,7 @@ struct QuickStartTests {
     static let outputMarker = "<!-- quick start: its output -->"
     static let swiftRun = ["swift", "run", "verify-local"]
 
-    @Test func theReadmesFirstCommandExitsZeroWithTheOutputShown() throws {
+    @Test func theReadmesFirstCommandExitsZeroWithTheOutputShown() async throws {
         let root = SharedTestData.packageRoot
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let command = try #require(Self.codeBlock(after: Self.commandMarker, in: readme), "no command block")
@@ -21,7 +21,7 @@ struct QuickStartTests {
         let words = command[0].split(separator: " ").map(String.init)
         try #require(Array(words.prefix(3)) == Self.swiftRun, "it runs verify-local: \(command[0])")
 
-        let outcome = try CommandRunner("verify-local").run(Array(words.dropFirst(3)), in: root)
+        let outcome = try await CommandRunner("verify-local").run(Array(words.dropFirst(3)), in: root)
         #expect(outcome.status == 0, "\(outcome.standardOutput)\(outcome.standardError)")
         // The README shows the output without its final blank line.
         let printed = outcome.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

@@ -23,8 +23,8 @@ struct ReceiptServerCommandTests {
         ["--ledger", "mysql://u@h/db"], ["--ledger", "postgres://h/db"], ["--on-conflict", "ignore"],
         ["--products", "/nonexistent/products.json"], ["--bundle-id", ""], ["--bundle-id", " "],
     ])
-    func badFlagsAreUsageErrors(arguments: [String]) throws {
-        let outcome = try command.run(Self.unbindableHost + arguments)
+    func badFlagsAreUsageErrors(arguments: [String]) async throws {
+        let outcome = try await command.run(Self.unbindableHost + arguments)
         #expect(outcome.status == 64, "\(arguments): \(outcome.standardError)")
         #expect(!outcome.standardError.isEmpty)
     }
@@ -36,7 +36,7 @@ struct ReceiptServerCommandTests {
     @Test func aLedgerWithoutTheOperatorsAppsRefusesToStart() async throws {
         let folder = try TemporaryFolder()
         for arguments in [[], ["--ledger", "sqlite:" + folder.url.appendingPathComponent("l.sqlite").path]] {
-            let outcome = try command.run(Self.unbindableHost + arguments)
+            let outcome = try await command.run(Self.unbindableHost + arguments)
             #expect(outcome.status == 64, "\(arguments)")
             #expect(outcome.standardError.contains("--bundle-id"), "\(outcome.standardError)")
             #expect(outcome.standardError.contains("--ledger none"))
@@ -58,18 +58,18 @@ struct ReceiptServerCommandTests {
         #expect(!tokened.log.contains("secret-token"), "a token was logged")
     }
 
-    @Test func badEnvironmentVariablesAreUsageErrors() throws {
+    @Test func badEnvironmentVariablesAreUsageErrors() async throws {
         for (name, value) in [
             ("RECEIPT_SERVER_REMOTE_DEADLINE", "1e300"), ("RECEIPT_SERVER_PORT", "http"),
             ("RECEIPT_SERVER_BODY_TIMEOUT", "-5"),
         ] {
-            let outcome = try command.run(Self.unbindableHost + ["--remote-fallback"], environment: [name: value])
+            let outcome = try await command.run(Self.unbindableHost + ["--remote-fallback"], environment: [name: value])
             #expect(outcome.status == 64, "\(name)=\(value): \(outcome.standardError)")
         }
     }
 
-    @Test func helpNamesEveryEnvironmentVariable() throws {
-        let outcome = try command.run(["serve", "--help"])
+    @Test func helpNamesEveryEnvironmentVariable() async throws {
+        let outcome = try await command.run(["serve", "--help"])
         #expect(outcome.status == 0)
         for name in [
             "RECEIPT_SERVER_HOST", "RECEIPT_SERVER_PORT", "RECEIPT_SERVER_ROOT", "RECEIPT_SERVER_AT",
@@ -79,20 +79,20 @@ struct ReceiptServerCommandTests {
         ] {
             #expect(outcome.standardOutput.contains(name), "\(name)")
         }
-        let root = try command.run(["--help"])
+        let root = try await command.run(["--help"])
         #expect(root.status == 0)
         #expect(root.standardOutput.contains("serve") && root.standardOutput.contains("ledger"))
     }
 
     /// The audit command never creates a ledger: a missing SQLite file is "no input" (66); bad flags are 64.
-    @Test func theAuditCommandRefusesWhatItCannotRead() throws {
+    @Test func theAuditCommandRefusesWhatItCannotRead() async throws {
         let folder = try TemporaryFolder()
         let missing = folder.url.appendingPathComponent("absent.sqlite").path
-        let absent = try command.run(["ledger", "audit", "--ledger", "sqlite:\(missing)"])
+        let absent = try await command.run(["ledger", "audit", "--ledger", "sqlite:\(missing)"])
         #expect(absent.status == 66, "\(absent.standardError)")
         #expect(!FileManager.default.fileExists(atPath: missing))
         for arguments in [["--since", "yesterday"], ["--ledger", "none"], ["--ledger", "ftp://x"]] {
-            let outcome = try command.run(["ledger", "audit"] + arguments)
+            let outcome = try await command.run(["ledger", "audit"] + arguments)
             #expect(outcome.status == 64, "\(arguments): \(outcome.standardError)")
         }
     }

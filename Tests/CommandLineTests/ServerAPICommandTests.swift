@@ -63,12 +63,12 @@ struct ServerAPICommandTests {
 
     // MARK: - sync
 
-    @Test func syncByTransactionIDRecordsTheWholeSandboxHistoryThenKnowsIt() throws {
+    @Test func syncByTransactionIDRecordsTheWholeSandboxHistoryThenKnowsIt() async throws {
         let standIn = try Self.standIn()
         let folder = try TemporaryFolder()
         let arguments = ["sync", "--transaction-id", Self.sandboxIDs[0]] + Self.flags(standIn, ledger: folder)
 
-        let first = try command.run(arguments)
+        let first = try await command.run(arguments)
         #expect(first.status == 0, "\(first.standardError)")
         let answer = try Self.onlyLine(first)
         #expect(answer["synced"] as? Int == Self.demoCount)
@@ -80,7 +80,7 @@ struct ServerAPICommandTests {
         #expect((answer["known_transaction_ids"] as? [String]) == [])
         #expect((answer["failed"] as? [Any])?.isEmpty == true, "\(answer)")
 
-        let again = try command.run(arguments)
+        let again = try await command.run(arguments)
         #expect(again.status == 0, "\(again.standardError)")
         let repeated = try Self.onlyLine(again)
         #expect(repeated["synced"] as? Int == Self.demoCount)
@@ -109,7 +109,7 @@ struct ServerAPICommandTests {
         } else {
             file = SharedTestData.packageRoot.appendingPathComponent("fixtures/\(receipt).receipt").path
         }
-        let outcome = try command.run(
+        let outcome = try await command.run(
             ["sync", file, "--root", Self.certs.appendingPathComponent("test-root.pem").path]
                 + Self.flags(standIn, ledger: folder))
         #expect(outcome.status == 65, "\(outcome.standardError)")
@@ -130,7 +130,7 @@ struct ServerAPICommandTests {
 
     // MARK: - notifications backfill
 
-    @Test func backfillAppliesEverySandboxNotificationOnceThenOnlyDuplicates() throws {
+    @Test func backfillAppliesEverySandboxNotificationOnceThenOnlyDuplicates() async throws {
         let standIn = try Self.standIn()
         let folder = try TemporaryFolder()
         let since = Date(timeIntervalSinceNow: -2 * 24 * 3600).formatted(.iso8601)
@@ -138,7 +138,7 @@ struct ServerAPICommandTests {
             ["notifications", "backfill", "--since", since, "--history-environment", "Sandbox"]
             + Self.flags(standIn, ledger: folder)
 
-        let first = try command.run(arguments)
+        let first = try await command.run(arguments)
         #expect(first.status == 0, "\(first.standardError)")
         let report = try Self.onlyLine(first)
         #expect(report["bundle_id"] as? String == Self.bundleID)
@@ -150,7 +150,7 @@ struct ServerAPICommandTests {
         #expect(report["duplicates"] as? Int == 0)
         #expect((report["failed"] as? [Any])?.isEmpty == true, "\(report)")
 
-        let again = try command.run(arguments)
+        let again = try await command.run(arguments)
         #expect(again.status == 0, "\(again.standardError)")
         let repeated = try Self.onlyLine(again)
         #expect((repeated["applied"] as? [String]) == [])
@@ -225,12 +225,12 @@ struct ServerAPICommandTests {
     ]
 
     @Test(arguments: usageCases.indices)
-    func incompleteAPIFlagsAreUsageErrorsNamingWhatIsMissing(index: Int) throws {
+    func incompleteAPIFlagsAreUsageErrorsNamingWhatIsMissing(index: Int) async throws {
         let (name, arguments, names) = Self.usageCases[index]
         let folder = try TemporaryFolder()
         // Should serve wrongly start, it fails to bind this documentation address (RFC 5737) and exits.
         let host = arguments.first == "serve" ? ["--host", "192.0.2.1"] : []
-        let outcome = try command.run(
+        let outcome = try await command.run(
             arguments + host + [
                 "--bundle-id", Self.bundleID, "--ledger",
                 "sqlite:" + folder.url.appendingPathComponent("ledger.sqlite").path,
@@ -246,7 +246,7 @@ struct ServerAPICommandTests {
     /// A key file holding something else (a certificate; the key's PEM cut short, which keeps its first body
     /// line) is a usage error naming the key id, and its text is not printed.
     @Test(arguments: ["certificate", "cut-short"])
-    func aKeyFileThatIsNotAKeyIsAUsageError(kind: String) throws {
+    func aKeyFileThatIsNotAKeyIsAUsageError(kind: String) async throws {
         let folder = try TemporaryFolder()
         let file: URL
         if kind == "certificate" {
@@ -256,7 +256,7 @@ struct ServerAPICommandTests {
             file = try folder.write("cut.p8", Data(text.utf8))
         }
         for subcommand in [["sync", "--transaction-id", "1000000000000001"], ["serve", "--host", "192.0.2.1"]] {
-            let outcome = try command.run(
+            let outcome = try await command.run(
                 subcommand + [
                     "--bundle-id", Self.bundleID, "--ledger",
                     "sqlite:" + folder.url.appendingPathComponent("ledger.sqlite").path, "--app-store-key", file.path,

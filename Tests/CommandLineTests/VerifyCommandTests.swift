@@ -12,8 +12,10 @@ struct VerifyCommandTests {
 
     func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
 
-    @Test func everyFixtureGetsItsIntendedVerdictAndReason() throws {
-        let outcome = try command.run(["--format", "json", "--root", testRoot, "--root", testJWSRoot, fixtures.path])
+    @Test func everyFixtureGetsItsIntendedVerdictAndReason() async throws {
+        let outcome = try await command.run([
+            "--format", "json", "--root", testRoot, "--root", testJWSRoot, fixtures.path,
+        ])
         let lines = try outcome.jsonLines()
         #expect(lines.count >= 20)
         for line in lines {
@@ -30,21 +32,23 @@ struct VerifyCommandTests {
         #expect(outcome.status == 1)
     }
 
-    @Test func exitsZeroWhenEveryInputIsValid() throws {
-        let outcome = try command.run([
+    @Test func exitsZeroWhenEveryInputIsValid() async throws {
+        let outcome = try await command.run([
             "--root", testRoot, fixture("valid-sha1.receipt"), fixture("valid-sha256.receipt"),
         ])
         #expect(outcome.status == 0, "\(outcome.standardOutput)")
         #expect(outcome.standardOutput.contains("VALID  status 0"))
     }
 
-    @Test func exitsTwoWhenNothingIsInvalidButSomethingIsInconclusive() throws {
-        let outcome = try command.run(["--root", testRoot, fixture("valid-sha1.receipt"), fixture("ios6-valid.b64")])
+    @Test func exitsTwoWhenNothingIsInvalidButSomethingIsInconclusive() async throws {
+        let outcome = try await command.run([
+            "--root", testRoot, fixture("valid-sha1.receipt"), fixture("ios6-valid.b64"),
+        ])
         #expect(outcome.status == 2, "\(outcome.standardOutput)")
     }
 
-    @Test func minedFixturesAreUntrustedWithoutTheTestRoot() throws {
-        let outcome = try command.run(["--format", "json", fixture("valid-sha256.receipt")])
+    @Test func minedFixturesAreUntrustedWithoutTheTestRoot() async throws {
+        let outcome = try await command.run(["--format", "json", fixture("valid-sha256.receipt")])
         #expect(outcome.status == 1)
         let line = try #require(try outcome.jsonLines().first)
         #expect(line["verdict"] as? String == "invalid")
@@ -52,18 +56,18 @@ struct VerifyCommandTests {
         #expect((line["reasons"] as? [[String: Any]])?.first?["code"] as? String == "chain.untrusted_root")
     }
 
-    @Test func reportsTheValidationTimeItUsed() throws {
-        let outcome = try command.run([
+    @Test func reportsTheValidationTimeItUsed() async throws {
+        let outcome = try await command.run([
             "--format", "json", "--root", testRoot, "--at", "2030-01-01T00:00:00Z", fixture("valid-sha256.receipt"),
         ])
         let line = try #require(try outcome.jsonLines().first)
         #expect(line["validation_time"] as? String == "fixed")
         #expect(line["validated_at"] as? String == "2030-01-01T00:00:00Z")
-        #expect(try command.run(["--at", "yesterday", fixture("valid-sha256.receipt")]).status == 64)
+        #expect(try await command.run(["--at", "yesterday", fixture("valid-sha256.receipt")]).status == 64)
     }
 
-    @Test func appliesTheBundleIDPolicy() throws {
-        let outcome = try command.run([
+    @Test func appliesTheBundleIDPolicy() async throws {
+        let outcome = try await command.run([
             "--format", "json", "--root", testRoot, "--bundle-id", "com.example.other", fixture("valid-sha256.receipt"),
         ])
         #expect(outcome.status == 1)
@@ -72,58 +76,60 @@ struct VerifyCommandTests {
     }
 
     @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
-    func realReceiptsAreValidAtCreationAndExpiredNow() throws {
+    func realReceiptsAreValidAtCreationAndExpiredNow() async throws {
         let paths = SharedTestData.receiptNames.filter { !$0.contains("xcode") }
             .map { SharedTestData.receiptsDirectory.appendingPathComponent("\($0).receipt").path }
-        let atCreation = try command.run(["--format", "json"] + paths)
+        let atCreation = try await command.run(["--format", "json"] + paths)
         #expect(atCreation.status == 0, "\(atCreation.standardOutput)")
         let lines = try atCreation.jsonLines()
         #expect(lines.count == paths.count)
         #expect(lines.allSatisfy { $0["verdict"] as? String == "valid" && $0["status"] as? Int == 0 })
         #expect(lines.allSatisfy { ($0["chain"] as? [String])?.count == 3 })
 
-        let now = try command.run(["--format", "json", "--at", "now"] + paths)
+        let now = try await command.run(["--format", "json", "--at", "now"] + paths)
         #expect(now.status == 1)
         let codes = try now.jsonLines().map { ($0["reasons"] as? [[String: Any]])?.first?["code"] as? String }
         #expect(codes.allSatisfy { $0 == "chain.expired" }, "\(codes)")
     }
 
     @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
-    func xcodeReceiptsNeedTheOptIn() throws {
+    func xcodeReceiptsNeedTheOptIn() async throws {
         let path = SharedTestData.receiptsDirectory.appendingPathComponent("tpi-cyclemaps-xcode-2020.receipt").path
-        #expect(try command.run([path]).status == 1)
-        let allowed = try command.run(["--format", "json", "--allow-xcode", path])
+        #expect(try await command.run([path]).status == 1)
+        let allowed = try await command.run(["--format", "json", "--allow-xcode", path])
         #expect(allowed.status == 0)
         #expect(try allowed.jsonLines().first?["environment"] as? String == "Xcode")
     }
 
     @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
-    func checksTheDeviceHash() throws {
+    func checksTheDeviceHash() async throws {
         let path = SharedTestData.receiptsDirectory.appendingPathComponent("aprv-purchasingexp-sandbox-2023-02.receipt")
             .path
-        #expect(try command.run(["--device-id", "e618109862dd433fbb94675d3815d263", path]).status == 0)
-        #expect(try command.run(["--device-id", "E6181098-62DD-433F-BB94-675D3815D263", path]).status == 0)
-        let wrong = try command.run(["--format", "json", "--device-id", "00000000-62DD-433F-BB94-675D3815D263", path])
+        #expect(try await command.run(["--device-id", "e618109862dd433fbb94675d3815d263", path]).status == 0)
+        #expect(try await command.run(["--device-id", "E6181098-62DD-433F-BB94-675D3815D263", path]).status == 0)
+        let wrong = try await command.run([
+            "--format", "json", "--device-id", "00000000-62DD-433F-BB94-675D3815D263", path,
+        ])
         #expect(wrong.status == 1)
         let code = (try wrong.jsonLines().first?["reasons"] as? [[String: Any]])?.first?["code"] as? String
         #expect(code == "policy.device_hash_mismatch")
-        #expect(try command.run(["--device-id", "not-an-id", path]).status == 64)
+        #expect(try await command.run(["--device-id", "not-an-id", path]).status == 64)
     }
 
     @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
-    func checksAMacsDeviceHashAgainstItsMACAddress() throws {
+    func checksAMacsDeviceHashAgainstItsMACAddress() async throws {
         // A Mac App Store receipt hashes the Mac's MAC address, 6c:40:08:b5:94:5e (../shared/receipts/README.md).
         let path = SharedTestData.receiptsDirectory.appendingPathComponent("aprv-mindnodemac-prod-2017.receipt").path
         for form in ["6c:40:08:b5:94:5e", "6c4008b5945e", "6C-40-08-B5-94-5E"] {
-            let outcome = try command.run(["--device-id", form, path])
+            let outcome = try await command.run(["--device-id", form, path])
             #expect(outcome.status == 0, "\(form): \(outcome.standardOutput)\(outcome.standardError)")
         }
-        let wrong = try command.run(["--format", "json", "--device-id", "6c:40:08:b5:94:5f", path])
+        let wrong = try await command.run(["--format", "json", "--device-id", "6c:40:08:b5:94:5f", path])
         #expect(wrong.status == 1)
         let code = (try wrong.jsonLines().first?["reasons"] as? [[String: Any]])?.first?["code"] as? String
         #expect(code == "policy.device_hash_mismatch")
         for malformed in ["6c:40:08:b5:94", "6c4008b5945", "6c:40-08:b5:94:5e"] {
-            #expect(try command.run(["--device-id", malformed, path]).status == 64, "\(malformed)")
+            #expect(try await command.run(["--device-id", malformed, path]).status == 64, "\(malformed)")
         }
     }
 }

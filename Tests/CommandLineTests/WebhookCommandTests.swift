@@ -14,10 +14,10 @@ struct WebhookCommandTests {
     static let secret = "whsec_cli_never_printed"
     static let app = ["--bundle-id", "org.example.receiptforge.sample"]
 
-    @Test func aWebhookURLWithoutASecretRefusesToStart() throws {
+    @Test func aWebhookURLWithoutASecretRefusesToStart() async throws {
         let folder = try TemporaryFolder()
         let ledger = ["--ledger", "sqlite:" + folder.url.appendingPathComponent("l.sqlite").path]
-        let outcome = try command.run(
+        let outcome = try await command.run(
             ReceiptServerCommandTests.unbindableHost + Self.app + ledger + ["--webhook-url", "https://hooks.example/r"])
         #expect(outcome.status == 64, "\(outcome.standardError)")
         #expect(outcome.standardError.contains("RECEIPT_SERVER_WEBHOOK_SECRET"))
@@ -36,12 +36,12 @@ struct WebhookCommandTests {
         // A secret with nowhere to send.
         [],
     ])
-    func unusableWebhookSettingsAreUsageErrorsThatNeverPrintTheSecret(arguments: [String]) throws {
+    func unusableWebhookSettingsAreUsageErrorsThatNeverPrintTheSecret(arguments: [String]) async throws {
         let folder = try TemporaryFolder()
         let ledger =
             arguments.contains("--ledger")
             ? [] : ["--ledger", "sqlite:" + folder.url.appendingPathComponent("l.sqlite").path]
-        let outcome = try command.run(
+        let outcome = try await command.run(
             ReceiptServerCommandTests.unbindableHost + Self.app + ledger + arguments,
             environment: ["RECEIPT_SERVER_WEBHOOK_SECRET": Self.secret])
         #expect(outcome.status == 64, "\(arguments): \(outcome.standardError)")
@@ -69,16 +69,16 @@ struct WebhookCommandTests {
         ["webhooks", "list", "--ledger", "sqlite:l.sqlite", "--since", "yesterday"],
         ["webhooks", "list", "--ledger", "none"],
     ])
-    func badWebhooksCommandsAreUsageErrors(arguments: [String]) throws {
+    func badWebhooksCommandsAreUsageErrors(arguments: [String]) async throws {
         let folder = try TemporaryFolder()
-        let outcome = try command.run(arguments, in: folder.url)
+        let outcome = try await command.run(arguments, in: folder.url)
         #expect(outcome.status == 64, "\(arguments): \(outcome.standardError)")
     }
 
     @Test(arguments: [["webhooks", "list"], ["webhooks", "replay", "--failed"]])
-    func aMissingLedgerIsNoInput(arguments: [String]) throws {
+    func aMissingLedgerIsNoInput(arguments: [String]) async throws {
         let folder = try TemporaryFolder()
-        let outcome = try command.run(arguments + ["--ledger", "sqlite:absent.sqlite"], in: folder.url)
+        let outcome = try await command.run(arguments + ["--ledger", "sqlite:absent.sqlite"], in: folder.url)
         #expect(outcome.status == 66, "\(arguments): \(outcome.standardError)")
         #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("absent.sqlite").path))
     }

@@ -16,7 +16,7 @@ struct WebhookProcessTests {
 
     @Test func eventsAnUnreachableReceiverNeverGotAreParkedListedAndReplayed() async throws {
         let folder = try TemporaryFolder()
-        let receipts = try ReceiptCorpus.mint([[.consumable("6200000000000001")]], in: folder.url)
+        let receipts = try await ReceiptCorpus.mint([[.consumable("6200000000000001")]], in: folder.url)
         let receipt = try #require(receipts.first)
         let ledger = "sqlite:" + folder.url.appendingPathComponent("w.sqlite").path
         // Port 9 on loopback (discard): nothing listens, every attempt is refused.
@@ -35,7 +35,7 @@ struct WebhookProcessTests {
         // Refused, retried, then older than a second: parked. Polled, not timed.
         var parked: [[String: Any]] = []
         for _ in 0..<600 {
-            parked = try command.run(["webhooks", "list", "--ledger", ledger, "--failed"]).jsonLines()
+            parked = try await command.run(["webhooks", "list", "--ledger", ledger, "--failed"]).jsonLines()
             if !parked.isEmpty { break }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -50,22 +50,22 @@ struct WebhookProcessTests {
         #expect(!server.log.contains("whsec_process_test"), "the secret was logged")
 
         // Everything, and --since in the future lists nothing.
-        let all = try command.run(["webhooks", "list", "--ledger", ledger])
+        let all = try await command.run(["webhooks", "list", "--ledger", ledger])
         #expect(all.status == 0)
         #expect(try all.jsonLines().count >= parked.count)
-        let none = try command.run(["webhooks", "list", "--ledger", ledger, "--since", "9999-01-01T00:00:00Z"])
+        let none = try await command.run(["webhooks", "list", "--ledger", ledger, "--since", "9999-01-01T00:00:00Z"])
         #expect(try none.jsonLines().isEmpty)
 
         // One by id, then the rest.
         let id = try #require(first["id"] as? String)
-        let one = try command.run(["webhooks", "replay", "--ledger", ledger, id])
+        let one = try await command.run(["webhooks", "replay", "--ledger", ledger, id])
         #expect(one.status == 0, "\(one.standardError)")
         #expect(one.standardOutput == "queued 1\n")
-        let rest = try command.run(["webhooks", "replay", "--ledger", ledger, "--failed"])
+        let rest = try await command.run(["webhooks", "replay", "--ledger", ledger, "--failed"])
         #expect(rest.standardOutput == "queued \(parked.count - 1)\n")
-        let afterwards = try command.run(["webhooks", "list", "--ledger", ledger, "--failed"])
+        let afterwards = try await command.run(["webhooks", "list", "--ledger", ledger, "--failed"])
         #expect(try afterwards.jsonLines().isEmpty)
-        let requeued = try command.run(["webhooks", "list", "--ledger", ledger]).jsonLines()
+        let requeued = try await command.run(["webhooks", "list", "--ledger", ledger]).jsonLines()
         #expect(requeued.first { $0["id"] as? String == id }?["state"] as? String == "pending")
     }
 }
@@ -108,7 +108,7 @@ struct WebhookCrashProcessTests {
     /// ledger holds them pending; SIGKILL; the receiver then answers 200 and a new server on the same ledger
     /// delivers every event, each key's in commit order.
     func killBetweenCommitAndDelivery(ledger: String, in folder: TemporaryFolder, base: Int) async throws {
-        let receipts = try ReceiptCorpus.mint(
+        let receipts = try await ReceiptCorpus.mint(
             (0..<6).map { index in (0..<2).map { .consumable(String(base + index * 10 + $0)) } }, in: folder.url)
         let recorder = WebhookRecorder(.answer(503, after: .zero))
         let hooks = try await recorder.start()
@@ -124,11 +124,11 @@ struct WebhookCrashProcessTests {
         // The receiver's 503s are recorded before the kill: the events were tried, and are still owed.
         var committed: [[String: Any]] = []
         try await Self.poll("no attempt failed with HTTP 503 before the kill:\n\(killed.log.suffix(2_000))") {
-            committed = try list(ledger)
+            committed = try await list(ledger)
             return committed.contains { $0["last_error"] as? String == "HTTP 503" }
         }
         killed.kill()
-        committed = try list(ledger)
+        committed = try await list(ledger)
         #expect(committed.count >= 12, "one purchase.new per transaction at least")
         #expect(committed.allSatisfy { $0["state"] as? String == "pending" }, "\(committed)")
 
@@ -167,7 +167,7 @@ struct WebhookCrashProcessTests {
     /// The receiver holds the first request longer than the test waits; SIGKILL while it is in flight; a new
     /// server (a short timeout) delivers it once the dead server's lease runs out: it arrives again, nothing is lost.
     func killDuringDelivery(ledger: String, in folder: TemporaryFolder, transactionID: String) async throws {
-        let receipts = try ReceiptCorpus.mint([[.consumable(transactionID)]], in: folder.url)
+        let receipts = try await ReceiptCorpus.mint([[.consumable(transactionID)]], in: folder.url)
         let recorder = WebhookRecorder(.hold(limit: .seconds(150)))
         let hooks = try await recorder.start()
 
@@ -183,7 +183,7 @@ struct WebhookCrashProcessTests {
         killed.kill()
         let arrivedBeforeKill = recorder.arrivals.count
         let held = try #require(recorder.arrivals.first?.eventID)
-        let pending = try list(ledger)
+        let pending = try await list(ledger)
         #expect(!pending.isEmpty && pending.allSatisfy { $0["state"] as? String == "pending" })
 
         recorder.setMode(.answer(200, after: .zero))
@@ -211,7 +211,7 @@ struct WebhookCrashProcessTests {
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }
         let ledger = database.url
-        let receipts = try ReceiptCorpus.mint(
+        let receipts = try await ReceiptCorpus.mint(
             (0..<24).map { index in (0..<2).map { .consumable(String(8_400_000_000_000_000 + index * 10 + $0)) } },
             in: folder.url)
         // Each answer takes 50 ms, so that a request stays in flight long enough for a second one to meet it.
@@ -231,7 +231,7 @@ struct WebhookCrashProcessTests {
                 receipts[index], account: "acct-\(index % 4)", port: ports[index % 2], client)
         }
         #expect(answers.allSatisfy { $0.status == 200 })
-        let committed = try list(ledger)
+        let committed = try await list(ledger)
         _ = try await waitUntilDelivered(ledger, count: committed.count, server: replicas[0])
         let overlapping = recorder.arrivals.filter(\.overlapped).map(\.eventID)
         #expect(overlapping.isEmpty, "delivered by two at once: \(overlapping)")
@@ -261,7 +261,7 @@ struct WebhookCrashProcessTests {
         ).split(separator: "\n").map(String.init)
         #expect(!orphaned.isEmpty, "the killed replica left no lease behind")
         recorder.setMode(.answer(200, after: .zero))
-        let all = try list(ledger)
+        let all = try await list(ledger)
         // Lease (10 s) + the promised takeover (30 s) + the survivor's backoff from the attempts it timed out.
         _ = try await waitUntilDelivered(ledger, count: all.count, server: replicas[1], within: .seconds(60))
         replicas[1].kill()
@@ -292,7 +292,7 @@ struct WebhookCrashProcessTests {
     /// Every request to the receiver times out: verifications are still answered 200 while it hangs, and the
     /// events are retried (attempts > 1).
     func receiverHangs(ledger: String, in folder: TemporaryFolder, base: Int) async throws {
-        let receipts = try ReceiptCorpus.mint((0..<20).map { [.consumable(String(base + $0))] }, in: folder.url)
+        let receipts = try await ReceiptCorpus.mint((0..<20).map { [.consumable(String(base + $0))] }, in: folder.url)
         let recorder = WebhookRecorder(.hold(limit: .seconds(150)))
         let hooks = try await recorder.start()
         let server = try await Self.server(ledger: ledger, hooks: hooks, timeout: 1, in: folder, name: "hangs")
@@ -312,7 +312,7 @@ struct WebhookCrashProcessTests {
         }
         var listed: [[String: Any]] = []
         try await Self.poll("no event was tried twice:\n\(server.log.suffix(2_000))") {
-            listed = try list(ledger)
+            listed = try await list(ledger)
             return listed.contains { ($0["attempts"] as? Int ?? 0) > 1 }
         }
         server.kill()
@@ -337,8 +337,8 @@ struct WebhookCrashProcessTests {
     }
 
     /// `webhooks list`, one object per event, in commit order.
-    func list(_ ledger: String) throws -> [[String: Any]] {
-        let outcome = try command.run(["webhooks", "list", "--ledger", ledger])
+    func list(_ ledger: String) async throws -> [[String: Any]] {
+        let outcome = try await command.run(["webhooks", "list", "--ledger", ledger])
         #expect(outcome.status == 0, "webhooks list: \(outcome.standardError)")
         return try outcome.jsonLines()
     }
@@ -351,7 +351,7 @@ struct WebhookCrashProcessTests {
     ) async throws -> [[String: Any]] {
         var listed: [[String: Any]] = []
         try await Self.poll("not every event was delivered: \(listed)\n\(server.log.suffix(3_000))", within: within) {
-            listed = try list(ledger)
+            listed = try await list(ledger)
             return listed.count >= count && listed.allSatisfy { $0["state"] as? String == "delivered" }
         }
         return listed

@@ -59,7 +59,7 @@ struct VerifyReceiptRouteTests {
         let names = SharedTestData.receiptNames
         let files = names.map { SharedTestData.receiptsDirectory.appendingPathComponent("\($0).receipt").path }
         // The test service trusts Xcode's certificate and validates at the creation date; so does this.
-        let cli = try CommandRunner("verify-local").run(["--format", "json", "--allow-xcode"] + files)
+        let cli = try await CommandRunner("verify-local").run(["--format", "json", "--allow-xcode"] + files)
         #expect(cli.status == 0, "\(cli.standardError)")
         let lines = try cli.jsonLines()
         try #require(lines.count == names.count)
