@@ -6,47 +6,43 @@
 /// record bytes are the same. For the 79 KB, 187-purchase receipt the second rendering was as costly as the
 /// first; copying is about ten times cheaper (BENCHMARKS.md).
 package struct RenderedPurchases: Sendable {
-    /// Where each purchase's record starts in the receipt, in the order the entries were rendered (ascending:
-    /// receipt order). Searched as plain integers: looking at a whole purchase copies its references.
-    let starts: [Int]
-    /// Each purchase's record bytes, in the same order, to tell a record of another receipt at the same offset.
-    let records: [ArraySlice<UInt8>]
+    /// Each purchase's record and where its entry lies in ``entries``, in the order the entries were rendered
+    /// (ascending record offsets: receipt order). One array: the answer allocates no more for reusing entries.
+    let rendered: [Rendered]
     /// The entries, one after the other, without separators.
     let entries: [UInt8]
-    /// Where each purchase's entry lies in ``entries``.
-    let ranges: [Range<Int>]
+
+    /// One purchase's record, and its entry.
+    struct Rendered {
+        /// Where the record starts in the receipt: searched as a plain integer, since looking at a whole purchase
+        /// copies its references.
+        let start: Int
+        /// The record's bytes, to tell a record of another receipt at the same offset.
+        let record: ArraySlice<UInt8>
+        /// Where its entry lies in ``RenderedPurchases/entries``.
+        let range: Range<Int>
+    }
 
     /// Renders the entries of `purchases`, a receipt's ``ReceiptPayload/inAppPurchases`` in receipt order.
     package init(_ purchases: [InAppPurchase]) {
-        var recordBytes = 0
-        var starts: [Int] = []
-        var records: [ArraySlice<UInt8>] = []
-        starts.reserveCapacity(purchases.count)
-        records.reserveCapacity(purchases.count)
-        var ranges: [Range<Int>] = []
-        ranges.reserveCapacity(purchases.count)
-        var writer = JSONWriter(capacity: 0)
+        var rendered: [Rendered] = []
+        rendered.reserveCapacity(purchases.count)
         // Through the buffer: each purchase is read in place; an array's element read copies all its references.
+        let recordBytes = purchases.withUnsafeBufferPointer { $0.reduce(0) { $0 + $1.encoded.count } }
+        var writer = JSONWriter(
+            capacity: AppleReceiptJSON.reservation(entries: purchases.count, recordBytes: recordBytes))
         purchases.withUnsafeBufferPointer { purchases in
-            for purchase in purchases.indices {
-                recordBytes += purchases[purchase].encoded.count
-                starts.append(purchases[purchase].encoded.startIndex)
-                records.append(purchases[purchase].encoded)
-            }
-            writer = JSONWriter(
-                capacity: AppleReceiptJSON.reservation(entries: purchases.count, recordBytes: recordBytes))
             for purchase in purchases.indices {
                 // Each entry stands alone: no separator before it.
                 writer.startWithoutSeparator()
                 let start = writer.bytes.count
                 AppleReceiptJSON.write(purchases[purchase], to: &writer)
-                ranges.append(start..<writer.bytes.count)
+                let record = purchases[purchase].encoded
+                rendered.append(Rendered(start: record.startIndex, record: record, range: start..<writer.bytes.count))
             }
         }
         entries = writer.bytes
-        self.starts = starts
-        self.records = records
-        self.ranges = ranges
+        self.rendered = rendered
     }
 
     /// Whether reusing entries pays for the copy of every entry it costs: when `repeated` entries are written
@@ -61,13 +57,13 @@ package struct RenderedPurchases: Sendable {
         // is the same record (a purchase of another receipt may start at the same offset).
         let start = purchase.encoded.startIndex
         var low = 0
-        var high = starts.count
+        var high = rendered.count
         while low < high {
             let middle = low + (high - low) / 2
-            if starts[middle] < start { low = middle + 1 } else { high = middle }
+            if rendered[middle].start < start { low = middle + 1 } else { high = middle }
         }
-        guard low < starts.count, Self.sameBytes(records[low], purchase.encoded) else { return nil }
-        return entries[ranges[low]]
+        guard low < rendered.count, Self.sameBytes(rendered[low].record, purchase.encoded) else { return nil }
+        return entries[rendered[low].range]
     }
 
     /// Whether two records hold the same bytes: at once when both are the same slice of one receipt's storage
