@@ -7,10 +7,11 @@ import Testing
 /// The pointer-based fast path of the attribute walk must agree exactly with the general reader:
 /// same attributes, same order, and the same error code for malformed bytes.
 struct AttributeWalkerTests {
-    static func walk(_ content: ArraySlice<UInt8>, fastPath: Bool) -> Result<[ReceiptAttribute], BERError> {
+    /// The attributes a walk hands `seen`, or the reader's error.
+    static func collected(_ walk: (inout [ReceiptAttribute]) throws -> Void) -> Result<[ReceiptAttribute], BERError> {
         var seen: [ReceiptAttribute] = []
         do {
-            try AttributeWalker.forEach(inSetContent: content, fastPath: fastPath) { seen.append($0) }
+            try walk(&seen)
             return .success(seen)
         } catch let error as BERError {
             return .failure(error)
@@ -20,21 +21,20 @@ struct AttributeWalkerTests {
         }
     }
 
+    static func walk(_ content: ArraySlice<UInt8>, fastPath: Bool) -> Result<[ReceiptAttribute], BERError> {
+        collected { seen in
+            try AttributeWalker.forEach(inSetContent: content, fastPath: fastPath) { seen.append($0) }
+        }
+    }
+
     /// The in-place walk, filtered by `wanted`, as attributes (each value copied out while it is valid).
     static func walkInPlace(_ content: ArraySlice<UInt8>, fastPath: Bool, wanted: (Int64) -> Bool)
         -> Result<[ReceiptAttribute], BERError>
     {
-        var seen: [ReceiptAttribute] = []
-        do {
+        collected { seen in
             try AttributeWalker.forEachUnsafe(inSetContent: content, fastPath: fastPath, where: wanted) {
                 seen.append(ReceiptAttribute(type: $0, version: $1, value: Array($2)[...]))
             }
-            return .success(seen)
-        } catch let error as BERError {
-            return .failure(error)
-        } catch {
-            Issue.record("unexpected error \(error)")
-            return .success([])
         }
     }
 
