@@ -595,13 +595,27 @@ import Testing
         #expect(counter.made == 2, "a ledger that has not seen the key known makes the transactions once")
         #expect(try await replica.record(receipt, receiptKey: key, derive: derive) == again)
         #expect(counter.made == 2)
+        #expect(try await store.transaction(id: "d1")?.0.lastSeen == Self.time(0), "answered from the key")
         var unknown = receipt
         unknown.preparedReceiptKey = .some("never-recorded")
         unknown.answersFromKeyOnly = true
         let refused = try await store.commit([unknown])
         #expect(refused.map(\.receiptKey.missing) == [true])
-        #expect(try await store.auditEntries(AuditQuery()).count == 4)
-        #expect(try await store.transaction(id: "d1")?.0.lastSeen == Self.time(0), "answered from the key")
+        #expect(try await store.auditEntries(AuditQuery()).count == 4, "nothing written for the entry sent alone")
+        // A ledger that lost its keys (none does; a test can make one) is sent the sighting as its key alone, writes
+        // nothing for it, and the verification is recorded in full: the same answer, one audit entry.
+        switch kind {
+        case .sqlite:
+            let sqlite = try #require(store as? SQLiteLedgerStore)
+            try await sqlite.pool.write { try $0.execute(sql: "DELETE FROM ledger_receipts") }
+        case .postgres:
+            try place.database?.run("DELETE FROM ledger_receipts")
+        }
+        #expect(try await ledger.record(receipt, receiptKey: key, derive: derive) == again)
+        #expect(counter.made == 3, "made again once the ledger did not know the key")
+        #expect(try await store.auditEntries(AuditQuery()).count == 5)
+        #expect(try await ledger.record(receipt, receiptKey: key, derive: derive) == again)
+        #expect(counter.made == 3, "the key remembered again")
         await store.close()
     }
 
