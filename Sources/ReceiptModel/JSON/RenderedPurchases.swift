@@ -51,8 +51,10 @@ package struct RenderedPurchases: Sendable {
         repeated > 0 && repeated >= total / 10
     }
 
-    /// The entry rendered for a purchase with the same record bytes as `purchase`, if any.
-    func entry(for purchase: InAppPurchase) -> ArraySlice<UInt8>? {
+    /// Where in ``entries`` the entry rendered for a purchase with the same record bytes as `purchase` lies, if
+    /// one was: a range rather than a slice, so that copying the entries of a whole receipt takes no reference per
+    /// entry (``AppleReceiptJSON/write(_:reusing:to:)``).
+    func entryRange(for purchase: InAppPurchase) -> Range<Int>? {
         // Records are in ascending offsets; find the one that starts where `purchase`'s does, then make sure it
         // is the same record (a purchase of another receipt may start at the same offset).
         let start = purchase.encoded.startIndex
@@ -63,7 +65,7 @@ package struct RenderedPurchases: Sendable {
             if rendered[middle].start < start { low = middle + 1 } else { high = middle }
         }
         guard low < rendered.count, Self.sameBytes(rendered[low].record, purchase.encoded) else { return nil }
-        return entries[rendered[low].range]
+        return rendered[low].range
     }
 
     /// Whether two records hold the same bytes: at once when both are the same slice of one receipt's storage
