@@ -85,20 +85,13 @@ public enum AppleReceiptJSON {
         _ purchases: [InAppPurchase], reusing rendered: RenderedPurchases?, to writer: inout JSONWriter
     ) {
         writer.beginArray()
-        // Through the buffers: each purchase is read in place (an array's element read copies all its references),
-        // and each reused entry copied from the rendered bytes without a slice (a reference) per entry.
+        // Through the buffer: each purchase is read in place; an array's element read copies all its references.
         purchases.withUnsafeBufferPointer { purchases in
-            guard let rendered else {
-                for purchase in purchases.indices { write(purchases[purchase], to: &writer) }
-                return
-            }
-            rendered.entries.withUnsafeBufferPointer { entries in
-                for purchase in purchases.indices {
-                    if let range = rendered.entryRange(for: purchases[purchase]) {
-                        writer.raw(UnsafeBufferPointer(rebasing: entries[range]))
-                    } else {
-                        write(purchases[purchase], to: &writer)
-                    }
+            for purchase in purchases.indices {
+                if let rendered, let range = rendered.entryRange(for: purchases[purchase]) {
+                    rendered.writeEntry(range, to: &writer)
+                } else {
+                    write(purchases[purchase], to: &writer)
                 }
             }
         }

@@ -53,7 +53,7 @@ package struct RenderedPurchases: Sendable {
 
     /// Where in ``entries`` the entry rendered for a purchase with the same record bytes as `purchase` lies, if
     /// one was: a range rather than a slice, so that copying the entries of a whole receipt takes no reference per
-    /// entry (``AppleReceiptJSON/write(_:reusing:to:)``).
+    /// entry (``writeEntry(_:to:)``).
     func entryRange(for purchase: InAppPurchase) -> Range<Int>? {
         // Records are in ascending offsets; find the one that starts where `purchase`'s does, then make sure it
         // is the same record (a purchase of another receipt may start at the same offset).
@@ -66,6 +66,13 @@ package struct RenderedPurchases: Sendable {
         }
         guard low < rendered.count, Self.sameBytes(rendered[low].record, purchase.encoded) else { return nil }
         return rendered[low].range
+    }
+
+    /// Writes the entry at `range` (from ``entryRange(for:)``) as `writer`'s next value, copied from the rendered
+    /// bytes through their buffer: no slice, so no reference taken per entry.
+    func writeEntry(_ range: Range<Int>, to writer: inout JSONWriter) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= entries.count, "an entry outside the rendered bytes")
+        entries.withUnsafeBufferPointer { writer.raw(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
     /// Whether two records hold the same bytes: at once when both are the same slice of one receipt's storage
