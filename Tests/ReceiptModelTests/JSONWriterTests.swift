@@ -24,6 +24,20 @@ struct JSONWriterTests {
         #expect(String(decoding: bytes, as: UTF8.self) == "x\(value)")
     }
 
+    /// The count of digits is decided at each power of ten: the values on either side of every one, both signs.
+    @Test func numbersBesidePowersOfTenAreWrittenAsTheirDecimalText() {
+        var power: Int64 = 1
+        for exponent in 0...18 {
+            for value in [power - 1, power, power + 1] {
+                var bytes: [UInt8] = []
+                JSONWriter.appendDecimal(value, to: &bytes)
+                JSONWriter.appendDecimal(-value, to: &bytes)
+                #expect(String(decoding: bytes, as: UTF8.self) == "\(value)\(-value)", "10^\(exponent)")
+            }
+            if exponent < 18 { power *= 10 }
+        }
+    }
+
     @Test func randomNumbersAreWrittenAsTheirDecimalText() {
         var generator = SplitMix64(seed: 11)
         for _ in 0..<20_000 {

@@ -60,7 +60,12 @@ extension OutputChunk {
         put(" Etc/GMT")
         between(&self)
         let offset = PacificTime.offsetSeconds(atUTC: seconds, utcYear: utc.year)
-        putDateTime(CivilCalendar.DateTime(secondsSince1970: seconds + offset), separator: UInt8(ascii: " "))
+        // The offset is a whole number of hours (−8 or −7): unless it takes the time back past midnight, the Pacific
+        // date is the UTC one, and only the hour changes. Otherwise the calendar is asked again.
+        var pacific = utc
+        pacific.hour += offset / 3600
+        if pacific.hour < 0 { pacific = CivilCalendar.DateTime(secondsSince1970: seconds + offset) }
+        putDateTime(pacific, separator: UInt8(ascii: " "))
         put(" America/Los_Angeles")
     }
 }

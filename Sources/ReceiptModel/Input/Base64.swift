@@ -22,59 +22,66 @@ public enum Base64 {
     /// Decodes base64 text; `nil` when it holds anything but base64 symbols, white space and
     /// trailing padding, or when its length cannot come from whole bytes.
     public static func decode(_ text: ArraySlice<UInt8>) -> [UInt8]? {
-        var output = [UInt8](repeating: 0, count: text.count / 4 * 3 + 3)
-        let produced: Int? = values.withUnsafeBufferPointer { table in
-            text.withUnsafeBufferPointer { input in
-                output.withUnsafeMutableBufferPointer { out in
-                    var written = 0
-                    var accumulator: UInt32 = 0
-                    var bits = 0
-                    var padding = 0
-                    var position = 0
-                    // Whole groups of four symbols, the common case, three bytes at a time; the first group with
-                    // white space, padding or anything else goes to the symbol-by-symbol loop below, from its start.
-                    while position + 4 <= input.count {
-                        let a = table[Int(input[position])]
-                        let b = table[Int(input[position + 1])]
-                        let c = table[Int(input[position + 2])]
-                        let d = table[Int(input[position + 3])]
-                        guard a | b | c | d < 64 else { break }
-                        let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                        out[written] = UInt8(truncatingIfNeeded: group >> 16)
-                        out[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
-                        out[written + 2] = UInt8(truncatingIfNeeded: group)
-                        written += 3
-                        position += 4
-                    }
-                    for byte in input[position...] {
-                        let value = table[Int(byte)]
-                        if value < 64 {
-                            guard padding == 0 else { return nil }
-                            accumulator = (accumulator << 6) | UInt32(value)
-                            bits += 6
-                            if bits >= 8 {
-                                bits -= 8
-                                out[written] = UInt8(truncatingIfNeeded: accumulator >> UInt32(bits))
-                                written += 1
-                                accumulator &= (1 << UInt32(bits)) - 1
-                            }
-                        } else if value == 0xFE {
-                            continue
-                        } else if byte == UInt8(ascii: "=") {
-                            padding += 1
-                            guard padding <= 2 else { return nil }
-                        } else {
-                            return nil
-                        }
-                    }
-                    // A final group of one symbol (6 leftover bits) cannot encode a whole byte (RFC 4648 §4).
-                    return bits == 6 ? nil : written
+        var decoded = true
+        // Written from the start, byte after byte, so only the bytes produced are ever counted as initialized: no
+        // clearing of a receipt-sized buffer first.
+        let output = [UInt8](unsafeUninitializedCapacity: text.count / 4 * 3 + 3) { out, initialized in
+            let produced = values.withUnsafeBufferPointer { table in
+                text.withUnsafeBufferPointer { input in decode(input, table: table, to: out) }
+            }
+            decoded = produced != nil
+            initialized = produced ?? 0
+        }
+        return decoded ? output : nil
+    }
+
+    /// Decodes `input` into `out` (room for `input.count / 4 * 3 + 3` bytes); the count written, or `nil`.
+    private static func decode(
+        _ input: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<UInt8>, to out: UnsafeMutableBufferPointer<UInt8>
+    ) -> Int? {
+        var written = 0
+        var accumulator: UInt32 = 0
+        var bits = 0
+        var padding = 0
+        var position = 0
+        // Whole groups of four symbols, the common case, three bytes at a time; the first group with white space,
+        // padding or anything else goes to the symbol-by-symbol loop below, from its start.
+        while position + 4 <= input.count {
+            let a = table[Int(input[position])]
+            let b = table[Int(input[position + 1])]
+            let c = table[Int(input[position + 2])]
+            let d = table[Int(input[position + 3])]
+            guard a | b | c | d < 64 else { break }
+            let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+            out[written] = UInt8(truncatingIfNeeded: group >> 16)
+            out[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+            out[written + 2] = UInt8(truncatingIfNeeded: group)
+            written += 3
+            position += 4
+        }
+        for byte in input[position...] {
+            let value = table[Int(byte)]
+            if value < 64 {
+                guard padding == 0 else { return nil }
+                accumulator = (accumulator << 6) | UInt32(value)
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    out[written] = UInt8(truncatingIfNeeded: accumulator >> UInt32(bits))
+                    written += 1
+                    accumulator &= (1 << UInt32(bits)) - 1
                 }
+            } else if value == 0xFE {
+                continue
+            } else if byte == UInt8(ascii: "=") {
+                padding += 1
+                guard padding <= 2 else { return nil }
+            } else {
+                return nil
             }
         }
-        guard let produced else { return nil }
-        output.removeSubrange(produced...)
-        return output
+        // A final group of one symbol (6 leftover bits) cannot encode a whole byte (RFC 4648 §4).
+        return bits == 6 ? nil : written
     }
 
     /// Decodes base64 text; see ``decode(_:)-(ArraySlice<UInt8>)``.

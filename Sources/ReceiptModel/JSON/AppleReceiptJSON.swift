@@ -191,20 +191,16 @@ public enum AppleReceiptJSON {
                 writer.beginArray()
                 opened = true
             }
-            // {"type":N,"version":N,"value":"base64"}: the keys, two numbers of at most 20 bytes, the value.
+            // {"type":N,"version":N,"value":"base64"}: the keys, two numbers of at most 20 bytes, the value. The
+            // punctuation between the values goes in three pieces (about 1,500 such attributes in the 79 KB answer).
             writer.members(capacity: 34 + 2 * 20 + Base64.encodedCount(value.count)) { chunk in
-                chunk.put(UInt8(ascii: "{"))
-                chunk.putKey("type")
+                chunk.put(#"{"type":"#)
                 chunk.putDecimal(type)
-                chunk.put(UInt8(ascii: ","))
-                chunk.putKey("version")
+                chunk.put(#","version":"#)
                 chunk.putDecimal(version)
-                chunk.put(UInt8(ascii: ","))
-                chunk.putKey("value")
-                chunk.put(UInt8(ascii: "\""))
+                chunk.put(#","value":""#)
                 chunk.putBase64(value)
-                chunk.put(UInt8(ascii: "\""))
-                chunk.put(UInt8(ascii: "}"))
+                chunk.put(#""}"#)
             }
         }
         if opened { writer.endArray() }

@@ -55,13 +55,11 @@ struct OutputChunk {
     mutating func putDecimal(_ value: Int64) {
         if value < 0 { put(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        var length = 1
-        var bound: UInt64 = 10
-        // 19 digits at most: UInt64's 10^19 is the last power of ten that fits, and Int64's magnitude is below it.
-        while length < 19 && magnitude >= bound {
-            length += 1
-            bound &*= 10
-        }
+        // The count of digits from the count of bits: 1233 / 4096 is just above log10(2), so `estimate` is the count
+        // or one less, and one comparison with a power of ten decides. 19 digits at most: Int64's magnitude is below
+        // 10^19, the last power of ten UInt64 holds.
+        let estimate = ((64 - magnitude.leadingZeroBitCount) &* 1233) >> 12
+        let length = max(1, magnitude >= Self.powersOfTen[estimate] ? estimate + 1 : estimate)
         precondition(length <= capacity - count, "an output chunk was given less room than its writer needs")
         // Digits come out last first, straight into their places.
         var position = count + length
@@ -99,6 +97,11 @@ struct OutputChunk {
         precondition(length <= capacity - count, "an output chunk was given less room than its writer needs")
         Base64.encode(bytes, to: base + count)
         count += length
+    }
+
+    /// 10^0 … 10^19, for ``putDecimal(_:)``'s count of digits.
+    private static let powersOfTen: [UInt64] = (0..<20).reduce(into: []) { powers, exponent in
+        powers.append(exponent == 0 ? 1 : powers[exponent - 1] * 10)
     }
 
     /// "00", "01", … "99", so a number's digits are written two at a time.

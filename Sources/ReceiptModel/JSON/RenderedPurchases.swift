@@ -45,6 +45,11 @@ package struct RenderedPurchases: Sendable {
         self.rendered = rendered
     }
 
+    /// How many bytes the entries take: what an answer that writes each of them up to twice reserves for them
+    /// (exactly, where an estimate per entry fell short of the 79 KB receipt's and made the answer's buffer grow
+    /// and copy itself once more).
+    package var byteCount: Int { entries.count }
+
     /// Whether reusing entries pays for the copy of every entry it costs: when `repeated` entries are written
     /// again out of `total`. Copying an entry costs about a tenth of rendering it.
     package static func pays(repeated: Int, of total: Int) -> Bool {

@@ -72,6 +72,15 @@
         AppleReceiptJSON.write(purchases, reusing: rendered, to: &writer)
     }
 
+    /// Bytes to reserve for a receipt's `in_app` entries and the `latest_receipt_info` entries taken from them: twice
+    /// the entries' size when they were rendered once (exact, so the answer's buffer never grows and copies itself),
+    /// else ``AppleReceiptJSON/reservation(entries:recordBytes:)``'s estimate.
+    package static func reservation(_ payload: ReceiptPayload, latest: Int, rendered: RenderedPurchases?) -> Int {
+        if let rendered { return 2 * rendered.byteCount }
+        return AppleReceiptJSON.reservation(
+            entries: payload.inAppPurchases.count + latest, recordBytes: 2 * payload.encoded.count)
+    }
+
     /// The payload's `in_app` entries rendered once, when an answer that lists `latest` after them would
     /// otherwise render enough of them twice for reuse to pay (``RenderedPurchases/pays(repeated:of:)``).
     package static func renderedOnce(_ payload: ReceiptPayload, latest: [InAppPurchase]?) -> RenderedPurchases? {

@@ -72,7 +72,15 @@ public enum VerdictJSON {
         appending: (inout JSONWriter) -> Void = { _ in }
     ) -> [UInt8] {
         let verdict = result.verdict
-        var writer = JSONWriter(capacity: 4096)
+        var latest: [InAppPurchase] = []
+        var rendered: RenderedPurchases?
+        var entries = 0
+        if case .appReceipt(let receipt)? = verdict.receipt {
+            latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: excludeOldTransactions)
+            rendered = LatestReceiptInfo.renderedOnce(receipt.payload, latest: latest)
+            entries = LatestReceiptInfo.reservation(receipt.payload, latest: latest.count, rendered: rendered)
+        }
+        var writer = JSONWriter(capacity: 4096 + entries)
         writer.beginObject()
         writer.field("verdict", verdict.outcome.rawValue)
         writer.field("status", Int64(VerifyReceiptStatus.status(of: result)))
@@ -87,12 +95,6 @@ public enum VerdictJSON {
         writer.field("request_date_ms", String(requestDate.millisecondsSince1970))
         writeReasons(verdict.reasons, to: &writer)
         writeChain(verdict.chain, to: &writer)
-        var latest: [InAppPurchase] = []
-        var rendered: RenderedPurchases?
-        if case .appReceipt(let receipt)? = verdict.receipt {
-            latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: excludeOldTransactions)
-            rendered = LatestReceiptInfo.renderedOnce(receipt.payload, latest: latest)
-        }
         writeReceipt(
             verdict.receipt, error: verdict.decodingError, requestDate: requestDate, detail: false,
             rendered: rendered, to: &writer)

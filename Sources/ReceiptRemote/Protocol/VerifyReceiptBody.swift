@@ -61,10 +61,9 @@ public enum VerifyReceiptBody {
         payload: ReceiptPayload, environment: String, requestDate: ReceiptDate,
         latestReceiptInfo: [InAppPurchase]?, latestReceipt: [UInt8]?
     ) -> [UInt8] {
-        let purchases = payload.inAppPurchases.count + (latestReceiptInfo?.count ?? 0)
-        let entries = AppleReceiptJSON.reservation(entries: purchases, recordBytes: 2 * payload.encoded.count)
-        var writer = JSONWriter(capacity: 1024 + entries + (latestReceipt?.count ?? 0))
         let rendered = LatestReceiptInfo.renderedOnce(payload, latest: latestReceiptInfo)
+        let entries = LatestReceiptInfo.reservation(payload, latest: latestReceiptInfo?.count ?? 0, rendered: rendered)
+        var writer = JSONWriter(capacity: 4096 + entries + (latestReceipt?.count ?? 0))
         writer.beginObject()
         writer.field("status", 0)
         writer.field("environment", environment)
