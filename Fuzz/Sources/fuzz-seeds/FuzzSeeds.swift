@@ -96,7 +96,7 @@ struct FuzzSeeds {
         try write(
             VerifyReceiptBody.valid(
                 payload: receipt.payload, environment: "Sandbox", requestDate: Self.requestDate,
-                latestReceiptInfo: latest, latestReceipt: Array(base64.utf8)),
+                latestReceiptInfo: latest, latestReceipt: Array(base64.utf8)[...]),
             "fuzz-apple-response", "\(stem).status-0")
     }
 

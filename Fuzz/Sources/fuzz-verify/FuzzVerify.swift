@@ -117,7 +117,7 @@ enum FuzzVerify {
                     payload: receipt.payload, environment: verdict.environment?.rawValue ?? "Sandbox",
                     requestDate: requestDate,
                     latestReceiptInfo: LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: true),
-                    latestReceipt: bytes.count <= 4096 ? Array(Base64.encode(bytes).utf8) : nil),
+                    latestReceipt: bytes.count <= 4096 ? Array(Base64.encode(bytes).utf8)[...] : nil),
                 what: "/verifyReceipt status-0 body")
         case .iOS6?, nil:
             break

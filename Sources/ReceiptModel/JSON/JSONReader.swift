@@ -23,8 +23,8 @@ package struct JSONReader {
 
     /// A top-level member's value as ``flatMembers()`` reads it.
     package enum Scalar: Sendable, Equatable {
-        /// A string, unescaped, as UTF-8 bytes.
-        case string([UInt8])
+        /// A string, unescaped, as UTF-8 bytes: a slice of the input when it has no escapes (a request's base64).
+        case string(ArraySlice<UInt8>)
         /// A number, as its JSON text.
         case number(String)
         case bool(Bool)
@@ -222,16 +222,16 @@ package struct JSONReader {
 
     /// `bytes` as a `String`, exactly: bytes that are not UTF-8 are refused, never repaired into U+FFFD (two
     /// different inputs must never read as one).
-    private func text(_ bytes: [UInt8]) throws(Failure) -> String {
+    private func text(_ bytes: ArraySlice<UInt8>) throws(Failure) -> String {
         guard let text = String(validating: bytes, as: UTF8.self) else { throw fail("a string that is not UTF-8") }
         return text
     }
 
     /// RFC 8259 §7, as UTF-8 bytes: `\u` escapes with surrogate pairs; a lone surrogate escape is refused (it
     /// stands for no character, and repairing it would make two inputs one).
-    /// A string without escapes (every base64 string) is one scan and one copy; without `keeping`, only
-    /// checked (an empty result).
-    private mutating func string(keeping: Bool = true) throws(Failure) -> [UInt8] {
+    /// A string without escapes (every base64 string) is one scan and no copy: a slice of the input. Without
+    /// `keeping`, only checked (an empty result).
+    private mutating func string(keeping: Bool = true) throws(Failure) -> ArraySlice<UInt8> {
         guard peek() == UInt8(ascii: "\"") else { throw fail("expected a string at offset \(index)") }
         index += 1
         let start = index
@@ -255,13 +255,17 @@ package struct JSONReader {
             return position
         }
         if let byte = peek(), byte < 0x20 { throw fail("control character inside a string") }
+        if peek() == UInt8(ascii: "\"") {
+            index += 1
+            return keeping ? bytes[start..<(index - 1)] : []
+        }
         var output = keeping ? Array(bytes[start..<index]) : []
         while true {
             guard let byte = peek() else { throw fail("unterminated string") }
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                return output
+                return output[...]
             case UInt8(ascii: "\\"):
                 guard let escaped = peek() else { throw fail("unterminated string") }
                 index += 1

@@ -20,7 +20,7 @@ public enum VerifyReceiptBody {
     ///     secret, as Apple does), written only when `latest_receipt_info` has entries.
     public static func answer(
         _ result: AttributedVerdict, status: Int, requestDate: ReceiptDate, excludeOldTransactions: Bool,
-        receiptData: [UInt8]?, supplement: ReceiptSupplement? = nil
+        receiptData: ArraySlice<UInt8>?, supplement: ReceiptSupplement? = nil
     ) -> [UInt8] {
         switch VerifyReceiptStatus.body(of: result, status: status) {
         case .apple(let body):
@@ -59,7 +59,7 @@ public enum VerifyReceiptBody {
     ///   - latestReceipt: the receipt data to echo as `latest_receipt`, or `nil`.
     @_spi(Fuzzing) public static func valid(
         payload: ReceiptPayload, environment: String, requestDate: ReceiptDate,
-        latestReceiptInfo: [InAppPurchase]?, latestReceipt: [UInt8]?
+        latestReceiptInfo: [InAppPurchase]?, latestReceipt: ArraySlice<UInt8>?
     ) -> [UInt8] {
         let rendered = LatestReceiptInfo.renderedOnce(payload, latest: latestReceiptInfo)
         let entries = LatestReceiptInfo.reservation(payload, latest: latestReceiptInfo?.count ?? 0, rendered: rendered)
@@ -74,7 +74,7 @@ public enum VerifyReceiptBody {
             LatestReceiptInfo.write(latestReceiptInfo, reusing: rendered, to: &writer)
         }
         if let latestReceipt {
-            writer.field("latest_receipt", utf8: latestReceipt[...])
+            writer.field("latest_receipt", utf8: latestReceipt)
         }
         writer.endObject()
         return writer.bytes
@@ -85,7 +85,7 @@ public enum VerifyReceiptBody {
     /// transactions, as `latest_receipt_info`; its renewal states as `pending_renewal_info`.
     static func valid(
         payload: ReceiptPayload, environment: String, requestDate: ReceiptDate, supplement: ReceiptSupplement,
-        excludingOld: Bool, receiptData: [UInt8]?
+        excludingOld: Bool, receiptData: ArraySlice<UInt8>?
     ) -> [UInt8] {
         let entries = LatestReceiptInfo.entries(in: payload, supplement: supplement, excludingOld: excludingOld)
         var writer = JSONWriter(capacity: 4096 + 2 * payload.encoded.count + (receiptData?.count ?? 0))
@@ -109,7 +109,7 @@ public enum VerifyReceiptBody {
             for renewal in supplement.renewals { renewal.write(to: &writer) }
             writer.endArray()
         }
-        if let receiptData, !entries.isEmpty { writer.field("latest_receipt", utf8: receiptData[...]) }
+        if let receiptData, !entries.isEmpty { writer.field("latest_receipt", utf8: receiptData) }
         writer.endObject()
         return writer.bytes
     }

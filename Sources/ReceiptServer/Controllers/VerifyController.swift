@@ -22,8 +22,8 @@ struct VerifyController {
 
     /// What a `/v1/verify` request asks, once its body is read.
     struct Call {
-        /// The receipt: base64 text from JSON, or the raw bytes.
-        let receiptData: [UInt8]
+        /// The receipt: base64 text from JSON (a slice of the body when it has no escapes), or the raw bytes.
+        let receiptData: ArraySlice<UInt8>
         /// `true` when the body was the receipt's raw bytes (`application/octet-stream`).
         let isRaw: Bool
         let options: V1Options
@@ -53,7 +53,7 @@ struct VerifyController {
         let time = try call.options.validationTime(policy: routes.configuration.validationTime)
         let policy = try call.options.policy(narrowing: routes.decider.policy)
         let receiptCall = ReceiptCall(
-            receiptData: call.receiptData[...],
+            receiptData: call.receiptData,
             request: fallbackRequest(call.options, time: time, policy: policy, now: now), contract: .verdict,
             account: call.options.account, isText: !call.isRaw, auditEndpoint: Self.endpoint, now: now)
         let answer = try await routes.calling { () async throws(IntakeError) in
@@ -110,12 +110,12 @@ struct VerifyController {
         let body = try await routes.bodyReader.read(request)
         if isRaw {
             let query = try QueryParameters(request.uri.query).pairs.map { ($0.name, $0.value) }
-            return Call(receiptData: body, isRaw: true, options: try V1Options(query: query))
+            return Call(receiptData: body[...], isRaw: true, options: try V1Options(query: query))
         }
         let json = try RequestJSON(parsing: body)
         if let signedTransaction = try json.string("signed_transaction") {
             return Call(
-                receiptData: [], isRaw: false, options: try V1Options(json: json), signedTransaction: signedTransaction)
+                receiptData: [], isRaw: false, options: try V1Options(json: json), signedTransaction: Array(signedTransaction))
         }
         guard let receiptData = try json.string("receipt_data") else {
             throw ServerError(.missingReceiptData, "no receipt_data")

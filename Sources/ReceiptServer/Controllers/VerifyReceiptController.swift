@@ -17,8 +17,8 @@ struct VerifyReceiptController {
 
     /// What a verifyReceipt request asks, once its body is read.
     struct Call {
-        /// `receipt-data`, as sent (base64 text, unchecked).
-        let receiptData: [UInt8]
+        /// `receipt-data`, as sent (base64 text, unchecked): a slice of the body when it has no escapes.
+        let receiptData: ArraySlice<UInt8>
         /// `password`, the app's shared secret.
         let password: String?
         /// `exclude-old-transactions`.
@@ -49,7 +49,7 @@ struct VerifyReceiptController {
             let answer = try await routes.calling { () async throws(IntakeError) in
                 try await routes.intake.verify(
                     ReceiptCall(
-                        receiptData: call.receiptData[...],
+                        receiptData: call.receiptData,
                         request: fallbackRequest(call, endpoint: endpoint, now: now),
                         contract: .verifyReceipt(endpoint), auditEndpoint: ReceiptRoutes.path(endpoint), now: now),
                     logger: context.logger)

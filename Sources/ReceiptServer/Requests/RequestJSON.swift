@@ -9,8 +9,8 @@ import ReceiptModel
 @_spi(Fuzzing) public struct RequestJSON: Sendable {
     /// A member's value.
     public enum Value: Sendable, Equatable {
-        /// A string, unescaped, as UTF-8 bytes.
-        case string([UInt8])
+        /// A string, unescaped, as UTF-8 bytes: a slice of the body when it has no escapes.
+        case string(ArraySlice<UInt8>)
         /// A number, as its JSON text.
         case number(String)
         case bool(Bool)
@@ -70,7 +70,7 @@ import ReceiptModel
 
     /// The member as a string, `nil` when absent or `null`.
     /// - Throws: ``ServerError/Code/invalidJSON`` when it has another type, ``ServerError/Code/duplicateMember``.
-    public func string(_ name: String) throws(ServerError) -> [UInt8]? {
+    public func string(_ name: String) throws(ServerError) -> ArraySlice<UInt8>? {
         switch try member(name) {
         case nil, .null: return nil
         case .string(let bytes): return bytes

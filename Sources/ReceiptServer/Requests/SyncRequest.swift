@@ -20,7 +20,7 @@ import ReceiptLedger
         let transaction = try json.string("transaction_id")
         switch (receipt, transaction) {
         case (let receipt?, nil):
-            subject = .receipt(receipt, isText: true)
+            subject = .receipt(Array(receipt), isText: true)
         case (nil, let transaction?):
             let id = String(decoding: transaction, as: UTF8.self)
             guard LedgerLimits.isIdentifier(id) else {

@@ -133,7 +133,7 @@ public import ReceiptVerification
         return device
     }
 
-    static func account(_ bytes: [UInt8]) throws(ServerError) -> String {
+    static func account(_ bytes: some Collection<UInt8>) throws(ServerError) -> String {
         guard let account = String(validating: bytes, as: UTF8.self), LedgerEntry.isValidAccount(account) else {
             throw ServerError(.invalidOption, "account takes 1 to 256 bytes of UTF-8 (no U+0000)")
         }
