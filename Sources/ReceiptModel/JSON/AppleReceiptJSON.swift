@@ -181,6 +181,8 @@ public enum AppleReceiptJSON {
 
     /// `unknown_attributes`, when the SET `encoded` (already validated by the decoder) holds attributes that
     /// `rendered` says Apple's JSON does not show. Walked in place: no list of attributes, no slice per attribute.
+    /// Inlined with the walk, so that `rendered` is a direct call for each attribute rather than through a closure.
+    @inline(__always)
     private static func writeUnrendered(
         _ encoded: ArraySlice<UInt8>, rendered: (Int64) -> Bool, to writer: inout JSONWriter
     ) {

@@ -33,6 +33,7 @@ enum AttributeWalker {
 
     /// The same walk, handing `body` each wanted attribute's value as a pointer into the receipt's bytes that is
     /// valid only during the call: for a renderer, which copies the bytes out and keeps nothing.
+    @inline(__always)
     static func forEachUnsafe(
         inSetContent content: ArraySlice<UInt8>, fastPath: Bool = true, where wanted: (Int64) -> Bool,
         _ body: (_ type: Int64, _ version: Int64, _ value: UnsafeBufferPointer<UInt8>) throws -> Void
