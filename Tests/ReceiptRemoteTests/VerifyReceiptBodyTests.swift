@@ -1,5 +1,7 @@
+import Foundation
 @_spi(Fuzzing) import ReceiptModel
 @_spi(Fuzzing) import ReceiptRemote
+import ReceiptVerification
 import TestSupport
 import Testing
 
@@ -48,14 +50,42 @@ struct VerifyReceiptBodyTests {
             for excludingOld in [false, true] {
                 let latest = LatestReceiptInfo.purchases(in: payload, excludingOld: excludingOld)
                 guard !latest.isEmpty else { continue }
-                if LatestReceiptInfo.renderedOnce(payload, latest: latest) != nil { reused += 1 }
+                if LatestReceiptInfo.renderedOnce(payload, latest: latest.count) != nil { reused += 1 }
                 let body = VerifyReceiptBody.valid(
                     payload: payload, environment: "Sandbox", requestDate: requestDate, latestReceiptInfo: latest,
                     latestReceipt: nil)
                 #expect(body == Self.renderedAfresh(payload, latest: latest, requestDate: requestDate), "\(name)")
+                // The server's own path: the same entries named by their positions in `in_app`, not copied out.
+                let positions = LatestReceiptInfo.positions(in: payload, excludingOld: excludingOld)
+                let byPosition = VerifyReceiptBody.valid(
+                    payload: payload, environment: "Sandbox", requestDate: requestDate,
+                    latest: (payload.inAppPurchases, positions), latestReceipt: nil)
+                #expect(byPosition == body, "\(name)")
             }
         }
         #expect(reused > 0, "no receipt at hand exercised the reuse")
+    }
+
+    /// `/v1/verify` lists the same `latest_receipt_info` as verifyReceipt: the same entries, in the same order.
+    @Test func theV1AnswerListsVerifyReceiptsLatestEntries() throws {
+        let requestDate = ReceiptDate(clampingMillisecondsSince1970: 1_767_225_600_000)
+        let verifier = try RemoteTestData.verifier()
+        for name in ["valid-sha256", "valid-large-1200-purchases", "valid-sha1"] {
+            let result = AttributedVerdict.local(verifier.verify(try RemoteTestData.fixture("\(name).receipt")))
+            for excludingOld in [false, true] {
+                let v1 = VerdictJSON.response(result, requestDate: requestDate, excludeOldTransactions: excludingOld)
+                let apple = VerifyReceiptBody.answer(
+                    result, status: 0, requestDate: requestDate, excludeOldTransactions: excludingOld,
+                    receiptData: nil)
+                let listed = try [v1, apple].map { body in
+                    let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+                    let entries = try #require(object?["latest_receipt_info"] as? [[String: Any]], "\(name)")
+                    return entries.map { "\($0["transaction_id"] ?? "")" }
+                }
+                #expect(listed[0] == listed[1], "\(name)")
+                #expect(!listed[0].isEmpty, "\(name)")
+            }
+        }
     }
 
     /// A purchase of another receipt whose record starts at the same offset, but holds other bytes, is rendered,

@@ -37,7 +37,8 @@ public enum Base64 {
 
     /// Decodes `input` into `out` (room for `input.count / 4 * 3 + 3` bytes); the count written, or `nil`.
     private static func decode(
-        _ input: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<UInt8>, to out: UnsafeMutableBufferPointer<UInt8>
+        _ input: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<UInt8>,
+        to out: UnsafeMutableBufferPointer<UInt8>
     ) -> Int? {
         var written = 0
         var accumulator: UInt32 = 0

@@ -81,18 +81,26 @@ public enum AppleReceiptJSON {
     }
 
     /// Writes `purchases` as an array of `in_app` entries, copying those that `rendered` already holds.
+    /// - Parameter positions: which purchases to write, in order (each an index of `purchases`); all when `nil`.
     package static func write(
-        _ purchases: [InAppPurchase], reusing rendered: RenderedPurchases?, to writer: inout JSONWriter
+        _ purchases: [InAppPurchase], at positions: [Int]? = nil, reusing rendered: RenderedPurchases?,
+        to writer: inout JSONWriter
     ) {
         writer.beginArray()
         // Through the buffer: each purchase is read in place; an array's element read copies all its references.
         purchases.withUnsafeBufferPointer { purchases in
-            for purchase in purchases.indices {
+            func entry(_ purchase: Int) {
+                precondition(purchases.indices.contains(purchase), "a position outside the purchases")
                 if let rendered, let range = rendered.entryRange(for: purchases[purchase]) {
                     rendered.writeEntry(range, to: &writer)
                 } else {
                     write(purchases[purchase], to: &writer)
                 }
+            }
+            if let positions {
+                for purchase in positions { entry(purchase) }
+            } else {
+                for purchase in purchases.indices { entry(purchase) }
             }
         }
         writer.endArray()

@@ -23,6 +23,13 @@
     ///   transaction of each subscription (same `original_transaction_id`).
     public static func purchases(in payload: ReceiptPayload, excludingOld: Bool = false) -> [InAppPurchase] {
         let all = payload.inAppPurchases
+        return positions(in: payload, excludingOld: excludingOld).map { all[$0] }
+    }
+
+    /// The entries as positions in ``ReceiptPayload/inAppPurchases``, in Apple's order: for an answer that writes
+    /// them from there, without a copy of each purchase (and a retain and release of its references).
+    package static func positions(in payload: ReceiptPayload, excludingOld: Bool = false) -> [Int] {
+        let all = payload.inAppPurchases
         // Positions, not the records, are filtered and sorted: a record is a large value (five slices), and a
         // sort moves its elements many times. Read through the buffer, in place: an array's element read copies
         // all its references.
@@ -45,7 +52,7 @@
             if dates[left] != dates[right] { return dates[left] < dates[right] }
             return precedes(id: all[left].transactionIDBytes, id: all[right].transactionIDBytes)
         }
-        return selected.map { all[$0] }
+        return selected
     }
 
     /// Earlier purchase date first; equal dates by transaction id (numeric when both are numbers).
@@ -65,11 +72,14 @@
     }
 
     /// Writes the array as the next value of `writer`, each entry exactly as an `in_app` entry.
-    /// - Parameter rendered: the receipt's `in_app` entries already rendered, to copy instead of rendering.
+    /// - Parameters:
+    ///   - positions: which of `purchases` to write, in order (``positions(in:excludingOld:)``); all when `nil`.
+    ///   - rendered: the receipt's `in_app` entries already rendered, to copy instead of rendering.
     package static func write(
-        _ purchases: [InAppPurchase], reusing rendered: RenderedPurchases? = nil, to writer: inout JSONWriter
+        _ purchases: [InAppPurchase], at positions: [Int]? = nil, reusing rendered: RenderedPurchases? = nil,
+        to writer: inout JSONWriter
     ) {
-        AppleReceiptJSON.write(purchases, reusing: rendered, to: &writer)
+        AppleReceiptJSON.write(purchases, at: positions, reusing: rendered, to: &writer)
     }
 
     /// Bytes to reserve for a receipt's `in_app` entries and the `latest_receipt_info` entries taken from them: twice
@@ -81,11 +91,11 @@
             entries: payload.inAppPurchases.count + latest, recordBytes: 2 * payload.encoded.count)
     }
 
-    /// The payload's `in_app` entries rendered once, when an answer that lists `latest` after them would
+    /// The payload's `in_app` entries rendered once, when an answer that lists `latest` of them after them would
     /// otherwise render enough of them twice for reuse to pay (``RenderedPurchases/pays(repeated:of:)``).
-    package static func renderedOnce(_ payload: ReceiptPayload, latest: [InAppPurchase]?) -> RenderedPurchases? {
+    package static func renderedOnce(_ payload: ReceiptPayload, latest: Int?) -> RenderedPurchases? {
         let total = payload.inAppPurchases.count
-        guard let latest, RenderedPurchases.pays(repeated: latest.count, of: total) else { return nil }
+        guard let latest, RenderedPurchases.pays(repeated: latest, of: total) else { return nil }
         return RenderedPurchases(payload.inAppPurchases)
     }
 

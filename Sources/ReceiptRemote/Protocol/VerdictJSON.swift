@@ -72,12 +72,14 @@ public enum VerdictJSON {
         appending: (inout JSONWriter) -> Void = { _ in }
     ) -> [UInt8] {
         let verdict = result.verdict
-        var latest: [InAppPurchase] = []
+        var purchases: [InAppPurchase] = []
+        var latest: [Int] = []
         var rendered: RenderedPurchases?
         var entries = 0
         if case .appReceipt(let receipt)? = verdict.receipt {
-            latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: excludeOldTransactions)
-            rendered = LatestReceiptInfo.renderedOnce(receipt.payload, latest: latest)
+            purchases = receipt.payload.inAppPurchases
+            latest = LatestReceiptInfo.positions(in: receipt.payload, excludingOld: excludeOldTransactions)
+            rendered = LatestReceiptInfo.renderedOnce(receipt.payload, latest: latest.count)
             entries = LatestReceiptInfo.reservation(receipt.payload, latest: latest.count, rendered: rendered)
         }
         var writer = JSONWriter(capacity: 4096 + entries)
@@ -100,7 +102,7 @@ public enum VerdictJSON {
             rendered: rendered, to: &writer)
         if !latest.isEmpty {
             writer.key("latest_receipt_info")
-            LatestReceiptInfo.write(latest, reusing: rendered, to: &writer)
+            LatestReceiptInfo.write(purchases, at: latest, reusing: rendered, to: &writer)
         }
         if result.decidedBy == .remote, let response = result.appleResponse {
             writer.key("apple_response")

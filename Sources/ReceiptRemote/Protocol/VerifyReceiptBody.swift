@@ -31,10 +31,10 @@ public enum VerifyReceiptBody {
                     payload: receipt.payload, environment: environment.rawValue, requestDate: requestDate,
                     supplement: supplement, excludingOld: excludeOldTransactions, receiptData: receiptData)
             }
-            let latest = LatestReceiptInfo.purchases(in: receipt.payload, excludingOld: excludeOldTransactions)
+            let latest = LatestReceiptInfo.positions(in: receipt.payload, excludingOld: excludeOldTransactions)
             return valid(
                 payload: receipt.payload, environment: environment.rawValue, requestDate: requestDate,
-                latestReceiptInfo: latest.isEmpty ? nil : latest,
+                latest: latest.isEmpty ? nil : (receipt.payload.inAppPurchases, latest),
                 latestReceipt: latest.isEmpty ? nil : receiptData)
         case .statusOnly:
             return Self.status(status)
@@ -61,17 +61,29 @@ public enum VerifyReceiptBody {
         payload: ReceiptPayload, environment: String, requestDate: ReceiptDate,
         latestReceiptInfo: [InAppPurchase]?, latestReceipt: ArraySlice<UInt8>?
     ) -> [UInt8] {
-        let rendered = LatestReceiptInfo.renderedOnce(payload, latest: latestReceiptInfo)
-        let entries = LatestReceiptInfo.reservation(payload, latest: latestReceiptInfo?.count ?? 0, rendered: rendered)
+        valid(
+            payload: payload, environment: environment, requestDate: requestDate,
+            latest: latestReceiptInfo.map { ($0, nil) }, latestReceipt: latestReceipt)
+    }
+
+    /// The same, with `latest_receipt_info` given as purchases and, optionally, which of them in which order
+    /// (positions in the payload's own `in_app`: ``LatestReceiptInfo/positions(in:excludingOld:)``).
+    package static func valid(
+        payload: ReceiptPayload, environment: String, requestDate: ReceiptDate,
+        latest: (purchases: [InAppPurchase], positions: [Int]?)?, latestReceipt: ArraySlice<UInt8>?
+    ) -> [UInt8] {
+        let latestCount = latest.map { $0.positions?.count ?? $0.purchases.count }
+        let rendered = LatestReceiptInfo.renderedOnce(payload, latest: latestCount)
+        let entries = LatestReceiptInfo.reservation(payload, latest: latestCount ?? 0, rendered: rendered)
         var writer = JSONWriter(capacity: 4096 + entries + (latestReceipt?.count ?? 0))
         writer.beginObject()
         writer.field("status", 0)
         writer.field("environment", environment)
         writer.key("receipt")
         AppleReceiptJSON.write(payload, requestDate: requestDate, rendered: rendered, to: &writer)
-        if let latestReceiptInfo {
+        if let latest {
             writer.key("latest_receipt_info")
-            LatestReceiptInfo.write(latestReceiptInfo, reusing: rendered, to: &writer)
+            LatestReceiptInfo.write(latest.purchases, at: latest.positions, reusing: rendered, to: &writer)
         }
         if let latestReceipt {
             writer.field("latest_receipt", utf8: latestReceipt)

@@ -115,7 +115,8 @@ struct VerifyController {
         let json = try RequestJSON(parsing: body)
         if let signedTransaction = try json.string("signed_transaction") {
             return Call(
-                receiptData: [], isRaw: false, options: try V1Options(json: json), signedTransaction: Array(signedTransaction))
+                receiptData: [], isRaw: false, options: try V1Options(json: json),
+                signedTransaction: Array(signedTransaction))
         }
         guard let receiptData = try json.string("receipt_data") else {
             throw ServerError(.missingReceiptData, "no receipt_data")
