@@ -97,7 +97,7 @@ enum FuzzRequestJSON {
         }
     }
 
-    static func decodeReceipt(_ data: [UInt8]) {
+    static func decodeReceipt(_ data: ArraySlice<UInt8>) {
         switch Result(catching: { () throws(ReceiptError) in try ReceiptInput(bytes: data) }) {
         case .success(.appReceipt(let receipt)): Sink.consume(receipt.payload.inAppPurchases.count)
         case .success(.iOS6(let receipt)): Sink.consume(receipt.purchaseInfo.entries.count)
