@@ -98,6 +98,21 @@ struct JSONWriterTests {
         let range = ReceiptDate.representableMilliseconds
         let span = UInt64(range.upperBound - range.lowerBound)
         var instants = [range.lowerBound, range.upperBound, 0, -1, 1_575_982_498_000]
+        // Either side of the hour at which the Pacific date is the UTC one (07:00 UTC in daylight time, 08:00 in
+        // standard time), of the 2020 changes of offset, of a new year, and of 1970.
+        let boundaries = [
+            "2020-07-15 06:59:59", "2020-07-15 07:00:00", "2020-01-15 07:59:59", "2020-01-15 08:00:00",
+            "2020-03-08 09:59:59", "2020-03-08 10:00:00", "2020-11-01 08:59:59", "2020-11-01 09:00:00",
+            "2021-01-01 07:59:59", "2021-01-01 08:00:00", "1969-12-31 07:59:59", "1969-12-31 08:00:00",
+        ]
+        instants += [
+            1_594_796_399_000, 1_594_796_400_000, 1_579_075_199_000, 1_579_075_200_000, 1_583_661_599_000,
+            1_583_661_600_000, 1_604_221_199_000, 1_604_221_200_000, 1_609_487_999_000, 1_609_488_000_000, -57_601_000,
+            -57_600_000,
+        ]
+        #expect(
+            instants.suffix(boundaries.count).map { ReceiptDate(clampingMillisecondsSince1970: $0).appleGMTString }
+                == boundaries.map { "\($0) Etc/GMT" })
         for _ in 0..<20_000 { instants.append(range.lowerBound + Int64(generator.next() % span)) }
         for milliseconds in instants {
             let date = try #require(ReceiptDate(millisecondsSince1970: milliseconds))

@@ -36,6 +36,25 @@ struct ReceiptInputTests {
         }
     }
 
+    /// Raw DER handed over as a slice inside a larger buffer (a JSON request's string, read in place) fails as the same
+    /// bytes on their own do: the positions an error names count from the receipt's first byte.
+    @Test func rawDERInsideALargerBufferNamesPositionsInItsOwnBytes() throws {
+        let truncated = Array(try Self.fixture("valid-sha256.receipt").prefix(300))
+        let prefix = Array(#"{"receipt_data":""#.utf8)
+        let buffer = prefix + truncated + Array(#""}"#.utf8)
+        let slice = buffer[prefix.count..<(prefix.count + truncated.count)]
+        let reasons = [truncated[...], slice].map { (bytes: ArraySlice<UInt8>) -> String? in
+            do throws(ReceiptError) {
+                _ = try ReceiptInput(bytes: bytes)
+                return nil
+            } catch {
+                return "\(error.code): \(error.reason)"
+            }
+        }
+        #expect(reasons[0] != nil)
+        #expect(reasons[0] == reasons[1])
+    }
+
     @Test func aByteOrderMarkAloneIsEmptyAndOneInsideTheTextIsNotBase64() throws {
         #expect(throws: ReceiptError(.emptyInput, "")) { try ReceiptInput(bytes: Self.byteOrderMark) }
         let base64 = Array(Base64.encode(try Self.fixture("valid-sha256.receipt")).utf8)

@@ -62,6 +62,7 @@ extension OutputChunk {
         let offset = PacificTime.offsetSeconds(atUTC: seconds, utcYear: utc.year)
         // The offset is a whole number of hours (−8 or −7): unless it takes the time back past midnight, the Pacific
         // date is the UTC one, and only the hour changes. Otherwise the calendar is asked again.
+        assert(offset % 3600 == 0, "Pacific offsets are whole hours")
         var pacific = utc
         pacific.hour += offset / 3600
         if pacific.hour < 0 { pacific = CivilCalendar.DateTime(secondsSince1970: seconds + offset) }

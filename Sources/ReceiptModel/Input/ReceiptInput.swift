@@ -39,7 +39,8 @@ public enum ReceiptInput: Sendable {
         try self.init(bytes: bytes[...])
     }
 
-    /// Recognizes and decodes `bytes`; raw DER is decoded in place, without a copy.
+    /// Recognizes and decodes `bytes`; raw DER is decoded in place, without a copy (unless it is a slice that starts
+    /// inside its array: ``canonicalBytes(of:)``).
     /// - Throws: ``ReceiptError`` with a stable code.
     public init(bytes: ArraySlice<UInt8>) throws(ReceiptError) {
         try self.init(canonical: Self.canonicalBytes(of: bytes))
@@ -55,14 +56,18 @@ public enum ReceiptInput: Sendable {
     }
 
     /// Strips what a client wraps a receipt in (white space, a byte-order mark, quotes, a `data:` prefix,
-    /// base64) and says which decoder the remaining bytes are for. Nothing is decoded beyond base64.
+    /// base64) and says which decoder the remaining bytes are for. Nothing is decoded beyond base64. Raw DER that
+    /// is a slice starting inside its array (a JSON request's string, read in place) is copied into bytes of its
+    /// own, so that the positions a decoding error names count from the receipt's first byte wherever it came from.
     /// - Throws: ``ReceiptError`` (`receipt.too_large`, `receipt.empty_input`, `receipt.invalid_base64`,
     ///   `receipt.unrecognized_format`).
     package static func canonicalBytes(of bytes: ArraySlice<UInt8>) throws(ReceiptError) -> CanonicalBytes {
         guard bytes.count <= Self.maximumInputSize else {
             throw ReceiptError(.tooLarge, "the input is \(bytes.count) bytes; the limit is \(Self.maximumInputSize)")
         }
-        if bytes.first == 0x30 { return CanonicalBytes(kind: .appReceipt, bytes: bytes) }
+        if bytes.first == 0x30 {
+            return CanonicalBytes(kind: .appReceipt, bytes: bytes.startIndex == 0 ? bytes : Array(bytes)[...])
+        }
         let text = Self.trimmed(bytes)
         guard !text.isEmpty else { throw ReceiptError(.emptyInput, "the input is empty") }
         if text.first == UInt8(ascii: "{") { return CanonicalBytes(kind: .iOS6PlistText, bytes: text) }

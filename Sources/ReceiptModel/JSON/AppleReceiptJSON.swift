@@ -20,7 +20,7 @@ public enum AppleReceiptJSON {
         return writer.bytes
     }
 
-    /// About how many bytes one `in_app` entry takes (real ones: 700 to 1,100), for reserving buffers.
+    /// About how many bytes one `in_app` entry takes (real ones: 700 to 1,150), for reserving buffers.
     package static let typicalEntrySize = 1100
 
     /// Bytes to reserve for `entries` rendered `in_app` entries whose records take `recordBytes` in the receipt:
@@ -202,7 +202,7 @@ public enum AppleReceiptJSON {
                 opened = true
             }
             // {"type":N,"version":N,"value":"base64"}: the keys, two numbers of at most 20 bytes, the value. The
-            // punctuation between the values goes in three pieces (about 1,500 such attributes in the 79 KB answer).
+            // punctuation around the values goes in four pieces (about 1,500 such attributes in the 79 KB answer).
             writer.members(capacity: 34 + 2 * 20 + Base64.encodedCount(value.count)) { chunk in
                 chunk.put(#"{"type":"#)
                 chunk.putDecimal(type)

@@ -6,8 +6,8 @@
 /// - ``topLevelMembers()``: every value as a ``JSONValue`` tree, each member with the byte range its value
 ///   occupies, so a member (Apple's `receipt`) can be passed on byte for byte;
 /// - ``flatMembers()``: for requests, whose one large member is a base64 string: strings stay UTF-8 bytes
-///   (no `String` of 100 KB, and no copy beyond one when it has no escapes), objects and arrays are
-///   checked and reported only as ``Scalar/composite``.
+///   (no `String` of 100 KB, and no copy when it has no escapes: a slice of the input), objects and arrays
+///   are checked and reported only as ``Scalar/composite``.
 package struct JSONReader {
     /// Why the bytes are not the JSON expected, in words (with the offset where it helps).
     package struct Failure: Error, Sendable {

@@ -46,8 +46,8 @@ package struct RenderedPurchases: Sendable {
     }
 
     /// How many bytes the entries take: what an answer that writes each of them up to twice reserves for them
-    /// (exactly, where an estimate per entry fell short of the 79 KB receipt's and made the answer's buffer grow
-    /// and copy itself once more).
+    /// (known, where an estimate per entry fell short of the 79 KB receipt's and made the answer's buffer grow and
+    /// copy itself once more).
     package var byteCount: Int { entries.count }
 
     /// Whether reusing entries pays for the copy of every entry it costs: when `repeated` entries are written

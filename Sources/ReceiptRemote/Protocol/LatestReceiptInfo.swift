@@ -71,31 +71,53 @@
         return leftID.lexicographicallyPrecedes(rightID)
     }
 
+    /// Which entries the array lists, in order.
+    package enum Selection {
+        /// These purchases, given whole.
+        case purchases([InAppPurchase])
+        /// The purchases at these positions of the receipt's own `in_app` (``positions(in:excludingOld:)``), written
+        /// from there: no purchase is copied out.
+        case positions([Int])
+
+        package var count: Int {
+            switch self {
+            case .purchases(let purchases): purchases.count
+            case .positions(let positions): positions.count
+            }
+        }
+    }
+
     /// Writes the array as the next value of `writer`, each entry exactly as an `in_app` entry.
     /// - Parameters:
-    ///   - positions: which of `purchases` to write, in order (``positions(in:excludingOld:)``); all when `nil`.
+    ///   - payload: the receipt whose `in_app` a ``Selection/positions(_:)`` selection names.
     ///   - rendered: the receipt's `in_app` entries already rendered, to copy instead of rendering.
     package static func write(
-        _ purchases: [InAppPurchase], at positions: [Int]? = nil, reusing rendered: RenderedPurchases? = nil,
+        _ selection: Selection, of payload: ReceiptPayload, reusing rendered: RenderedPurchases? = nil,
         to writer: inout JSONWriter
     ) {
-        AppleReceiptJSON.write(purchases, at: positions, reusing: rendered, to: &writer)
+        switch selection {
+        case .purchases(let purchases):
+            AppleReceiptJSON.write(purchases, reusing: rendered, to: &writer)
+        case .positions(let positions):
+            AppleReceiptJSON.write(payload.inAppPurchases, at: positions, reusing: rendered, to: &writer)
+        }
     }
 
-    /// Bytes to reserve for a receipt's `in_app` entries and the `latest_receipt_info` entries taken from them: twice
-    /// the entries' size when they were rendered once (exact, so the answer's buffer never grows and copies itself),
-    /// else ``AppleReceiptJSON/reservation(entries:recordBytes:)``'s estimate.
-    package static func reservation(_ payload: ReceiptPayload, latest: Int, rendered: RenderedPurchases?) -> Int {
-        if let rendered { return 2 * rendered.byteCount }
+    /// Bytes to reserve for a receipt's `in_app` entries and the `latest_receipt_info` entries taken from them. With
+    /// the entries rendered once, a bound that holds: each entry and its comma at most twice (the receipt's own
+    /// members come out of the caller's few kilobytes); else ``AppleReceiptJSON/reservation(entries:recordBytes:)``'s
+    /// estimate. 256 MiB at most either way, so a caller may add its own few kilobytes without overflow.
+    package static func reservation(_ payload: ReceiptPayload, latestCount: Int, rendered: RenderedPurchases?) -> Int {
+        if let rendered { return min(2 * (rendered.byteCount + payload.inAppPurchases.count), 1 << 28) }
         return AppleReceiptJSON.reservation(
-            entries: payload.inAppPurchases.count + latest, recordBytes: 2 * payload.encoded.count)
+            entries: payload.inAppPurchases.count + latestCount, recordBytes: 2 * payload.encoded.count)
     }
 
-    /// The payload's `in_app` entries rendered once, when an answer that lists `latest` of them after them would
+    /// The payload's `in_app` entries rendered once, when an answer that lists `latestCount` of them after them would
     /// otherwise render enough of them twice for reuse to pay (``RenderedPurchases/pays(repeated:of:)``).
-    package static func renderedOnce(_ payload: ReceiptPayload, latest: Int?) -> RenderedPurchases? {
+    package static func renderedOnce(_ payload: ReceiptPayload, latestCount: Int?) -> RenderedPurchases? {
         let total = payload.inAppPurchases.count
-        guard let latest, RenderedPurchases.pays(repeated: latest, of: total) else { return nil }
+        guard let latestCount, RenderedPurchases.pays(repeated: latestCount, of: total) else { return nil }
         return RenderedPurchases(payload.inAppPurchases)
     }
 

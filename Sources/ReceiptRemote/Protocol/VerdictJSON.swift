@@ -72,15 +72,14 @@ public enum VerdictJSON {
         appending: (inout JSONWriter) -> Void = { _ in }
     ) -> [UInt8] {
         let verdict = result.verdict
-        var purchases: [InAppPurchase] = []
-        var latest: [Int] = []
+        var latest: (payload: ReceiptPayload, positions: [Int])?
         var rendered: RenderedPurchases?
         var entries = 0
         if case .appReceipt(let receipt)? = verdict.receipt {
-            purchases = receipt.payload.inAppPurchases
-            latest = LatestReceiptInfo.positions(in: receipt.payload, excludingOld: excludeOldTransactions)
-            rendered = LatestReceiptInfo.renderedOnce(receipt.payload, latest: latest.count)
-            entries = LatestReceiptInfo.reservation(receipt.payload, latest: latest.count, rendered: rendered)
+            let positions = LatestReceiptInfo.positions(in: receipt.payload, excludingOld: excludeOldTransactions)
+            latest = (receipt.payload, positions)
+            rendered = LatestReceiptInfo.renderedOnce(receipt.payload, latestCount: positions.count)
+            entries = LatestReceiptInfo.reservation(receipt.payload, latestCount: positions.count, rendered: rendered)
         }
         var writer = JSONWriter(capacity: 4096 + entries)
         writer.beginObject()
@@ -100,9 +99,9 @@ public enum VerdictJSON {
         writeReceipt(
             verdict.receipt, error: verdict.decodingError, requestDate: requestDate, detail: false,
             rendered: rendered, to: &writer)
-        if !latest.isEmpty {
+        if let latest, !latest.positions.isEmpty {
             writer.key("latest_receipt_info")
-            LatestReceiptInfo.write(purchases, at: latest, reusing: rendered, to: &writer)
+            LatestReceiptInfo.write(.positions(latest.positions), of: latest.payload, reusing: rendered, to: &writer)
         }
         if result.decidedBy == .remote, let response = result.appleResponse {
             writer.key("apple_response")

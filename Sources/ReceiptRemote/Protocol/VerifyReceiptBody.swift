@@ -34,11 +34,23 @@ public enum VerifyReceiptBody {
             let latest = LatestReceiptInfo.positions(in: receipt.payload, excludingOld: excludeOldTransactions)
             return valid(
                 payload: receipt.payload, environment: environment.rawValue, requestDate: requestDate,
-                latest: latest.isEmpty ? nil : (receipt.payload.inAppPurchases, latest),
+                latest: latest.isEmpty ? nil : .positions(latest),
                 latestReceipt: latest.isEmpty ? nil : receiptData)
         case .statusOnly:
             return Self.status(status)
         }
+    }
+
+    /// The same answer, given the receipt data to echo as an array, as callers passed it before it became a slice of
+    /// the request.
+    @_disfavoredOverload
+    public static func answer(
+        _ result: AttributedVerdict, status: Int, requestDate: ReceiptDate, excludeOldTransactions: Bool,
+        receiptData: [UInt8]?, supplement: ReceiptSupplement? = nil
+    ) -> [UInt8] {
+        answer(
+            result, status: status, requestDate: requestDate, excludeOldTransactions: excludeOldTransactions,
+            receiptData: receiptData?[...], supplement: supplement)
     }
 
     /// A status-only body, e.g. `{"status":21002}`; 21100–21199 carry `is-retryable` as Apple's do.
@@ -63,18 +75,17 @@ public enum VerifyReceiptBody {
     ) -> [UInt8] {
         valid(
             payload: payload, environment: environment, requestDate: requestDate,
-            latest: latestReceiptInfo.map { ($0, nil) }, latestReceipt: latestReceipt)
+            latest: latestReceiptInfo.map { .purchases($0) }, latestReceipt: latestReceipt)
     }
 
-    /// The same, with `latest_receipt_info` given as purchases and, optionally, which of them in which order
-    /// (positions in the payload's own `in_app`: ``LatestReceiptInfo/positions(in:excludingOld:)``).
+    /// The same, with `latest_receipt_info` as a ``LatestReceiptInfo/Selection``: the server's own answer names
+    /// positions in the receipt's `in_app`.
     package static func valid(
         payload: ReceiptPayload, environment: String, requestDate: ReceiptDate,
-        latest: (purchases: [InAppPurchase], positions: [Int]?)?, latestReceipt: ArraySlice<UInt8>?
+        latest: LatestReceiptInfo.Selection?, latestReceipt: ArraySlice<UInt8>?
     ) -> [UInt8] {
-        let latestCount = latest.map { $0.positions?.count ?? $0.purchases.count }
-        let rendered = LatestReceiptInfo.renderedOnce(payload, latest: latestCount)
-        let entries = LatestReceiptInfo.reservation(payload, latest: latestCount ?? 0, rendered: rendered)
+        let rendered = LatestReceiptInfo.renderedOnce(payload, latestCount: latest?.count)
+        let entries = LatestReceiptInfo.reservation(payload, latestCount: latest?.count ?? 0, rendered: rendered)
         var writer = JSONWriter(capacity: 4096 + entries + (latestReceipt?.count ?? 0))
         writer.beginObject()
         writer.field("status", 0)
@@ -83,7 +94,7 @@ public enum VerifyReceiptBody {
         AppleReceiptJSON.write(payload, requestDate: requestDate, rendered: rendered, to: &writer)
         if let latest {
             writer.key("latest_receipt_info")
-            LatestReceiptInfo.write(latest.purchases, at: latest.positions, reusing: rendered, to: &writer)
+            LatestReceiptInfo.write(latest, of: payload, reusing: rendered, to: &writer)
         }
         if let latestReceipt {
             writer.field("latest_receipt", utf8: latestReceipt)

@@ -22,7 +22,8 @@ struct VerifyController {
 
     /// What a `/v1/verify` request asks, once its body is read.
     struct Call {
-        /// The receipt: base64 text from JSON (a slice of the body when it has no escapes), or the raw bytes.
+        /// The receipt: base64 text from JSON (a slice of the body when it has no escapes, which keeps the body until
+        /// the request is answered), or the raw bytes.
         let receiptData: ArraySlice<UInt8>
         /// `true` when the body was the receipt's raw bytes (`application/octet-stream`).
         let isRaw: Bool

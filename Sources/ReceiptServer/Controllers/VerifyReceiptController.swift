@@ -17,7 +17,8 @@ struct VerifyReceiptController {
 
     /// What a verifyReceipt request asks, once its body is read.
     struct Call {
-        /// `receipt-data`, as sent (base64 text, unchecked): a slice of the body when it has no escapes.
+        /// `receipt-data`, as sent (base64 text, unchecked): a slice of the body when it has no escapes, which keeps
+        /// the body (at most the body limit) until the request is answered, as a copy of the string did before.
         let receiptData: ArraySlice<UInt8>
         /// `password`, the app's shared secret.
         let password: String?
