@@ -19,15 +19,31 @@ public enum Base64 {
         return table
     }()
 
+    /// Maps two bytes, read as one little-endian `UInt16` (the first byte low), to their 12 bits (the first symbol's
+    /// value high); 0x8000 marks a pair with any byte that is not a symbol of either alphabet (white space, padding,
+    /// anything else). 128 KB, built once: it halves the lookups per group of four, the cost of decoding a request's
+    /// receipt (BENCHMARKS.md, issue 28, step 21).
+    private static let pairValues: [UInt16] = {
+        var table = [UInt16](repeating: 0x8000, count: 1 << 16)
+        for first in 0..<256 where values[first] < 64 {
+            for second in 0..<256 where values[second] < 64 {
+                table[first | second << 8] = UInt16(values[first]) << 6 | UInt16(values[second])
+            }
+        }
+        return table
+    }()
+
     /// Decodes base64 text; `nil` when it holds anything but base64 symbols, white space and
     /// trailing padding, or when its length cannot come from whole bytes.
     public static func decode(_ text: ArraySlice<UInt8>) -> [UInt8]? {
         var decoded = true
-        // Written from the start, byte after byte, so only the bytes produced are ever counted as initialized: no
-        // clearing of a receipt-sized buffer first.
+        // Written from the start, so only the bytes produced are ever counted as initialized (a group's store may
+        // write one byte past them, inside the capacity): no clearing of a receipt-sized buffer first.
         let output = [UInt8](unsafeUninitializedCapacity: text.count / 4 * 3 + 3) { out, initialized in
             let produced = values.withUnsafeBufferPointer { table in
-                text.withUnsafeBufferPointer { input in decode(input, table: table, to: out) }
+                pairValues.withUnsafeBufferPointer { pairs in
+                    text.withUnsafeBufferPointer { input in decode(input, table: table, pairs: pairs, to: out) }
+                }
             }
             decoded = produced != nil
             initialized = produced ?? 0
@@ -37,7 +53,7 @@ public enum Base64 {
 
     /// Decodes `input` into `out` (room for `input.count / 4 * 3 + 3` bytes); the count written, or `nil`.
     private static func decode(
-        _ input: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<UInt8>,
+        _ input: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<UInt8>, pairs: UnsafeBufferPointer<UInt16>,
         to out: UnsafeMutableBufferPointer<UInt8>
     ) -> Int? {
         var written = 0
@@ -45,20 +61,22 @@ public enum Base64 {
         var bits = 0
         var padding = 0
         var position = 0
-        // Whole groups of four symbols, the common case, three bytes at a time; the first group with white space,
-        // padding or anything else goes to the symbol-by-symbol loop below, from its start.
-        while position + 4 <= input.count {
-            let a = table[Int(input[position])]
-            let b = table[Int(input[position + 1])]
-            let c = table[Int(input[position + 2])]
-            let d = table[Int(input[position + 3])]
-            guard a | b | c | d < 64 else { break }
-            let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-            out[written] = UInt8(truncatingIfNeeded: group >> 16)
-            out[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
-            out[written + 2] = UInt8(truncatingIfNeeded: group)
-            written += 3
-            position += 4
+        // Whole groups of four symbols, the common case: two lookups of two symbols each, three bytes written at once
+        // (a four-byte store whose last byte the next group overwrites; `out` has room for it: the loop runs only
+        // while a whole group remains, and `out` holds three bytes more than whole groups give). The first group with
+        // white space, padding or anything else goes to the symbol-by-symbol loop below, from its start.
+        if let source = UnsafeRawPointer(input.baseAddress), let target = UnsafeMutableRawPointer(out.baseAddress) {
+            while position + 4 <= input.count {
+                let group = UInt32(littleEndian: source.loadUnaligned(fromByteOffset: position, as: UInt32.self))
+                let high = pairs[Int(group & 0xFFFF)]
+                let low = pairs[Int(group >> 16)]
+                guard (high | low) & 0x8000 == 0 else { break }
+                let value = UInt32(high) << 12 | UInt32(low)
+                // Big-endian order: the 24 bits' highest byte first, then the next two.
+                target.storeBytes(of: (value << 8).bigEndian, toByteOffset: written, as: UInt32.self)
+                written += 3
+                position += 4
+            }
         }
         for byte in input[position...] {
             let value = table[Int(byte)]
