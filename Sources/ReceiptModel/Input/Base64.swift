@@ -62,9 +62,10 @@ public enum Base64 {
         var padding = 0
         var position = 0
         // Whole groups of four symbols, the common case: two lookups of two symbols each, three bytes written at once
-        // (a four-byte store whose last byte the next group overwrites; `out` has room for it: the loop runs only
-        // while a whole group remains, and `out` holds three bytes more than whole groups give). The first group with
-        // white space, padding or anything else goes to the symbol-by-symbol loop below, from its start.
+        // (a four-byte store whose last byte is not counted as written: the next group's bytes overwrite it, or it
+        // stays in the capacity past the count; `out` has room for it: the loop runs only while a whole group
+        // remains, and `out` holds three bytes more than whole groups give). The first group with white space,
+        // padding or anything else goes to the symbol-by-symbol loop below, from its start.
         if let source = UnsafeRawPointer(input.baseAddress), let target = UnsafeMutableRawPointer(out.baseAddress) {
             while position + 4 <= input.count {
                 let group = UInt32(littleEndian: source.loadUnaligned(fromByteOffset: position, as: UInt32.self))
