@@ -25,10 +25,9 @@ public struct CommandRunner: Sendable {
         executable = SharedTestData.executable(name)
     }
 
-    /// Runs the executable and waits for it on a thread of its own, not on one of Swift concurrency's: the test
-    /// runner's cooperative pool has one thread per core, and two tests waiting on long runs there (a folder of
-    /// links, thousands of receipts) once held both for 15 seconds, while every other test's PostgreSQL ledger
-    /// waited for its connections to be served and missed its 12-second deadline.
+    /// Runs the executable and waits for it on a thread of its own (``OwnThread``), not on one of Swift
+    /// concurrency's: two tests waiting there on long runs (a folder of links, thousands of receipts) once held both
+    /// of the runner's threads for 15 seconds.
     /// - Parameters:
     ///   - environment: variables added to (or replacing) the test runner's own.
     ///   - directory: the working directory; the test runner's own by default.
@@ -36,14 +35,8 @@ public struct CommandRunner: Sendable {
         _ arguments: [String], standardInput: Data? = nil, environment: [String: String] = [:],
         in directory: URL? = nil
     ) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(
-                    with: Result {
-                        try runAndWait(
-                            arguments, standardInput: standardInput, environment: environment, in: directory)
-                    })
-            }.start()
+        try await OwnThread.run {
+            try runAndWait(arguments, standardInput: standardInput, environment: environment, in: directory)
         }
     }
 

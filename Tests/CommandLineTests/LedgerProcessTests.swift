@@ -23,7 +23,7 @@ struct LedgerProcessTests {
     /// either replica, decides what is new and who owns what.
     @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))
     func replicasOnOneDatabaseReportEachTransactionNewOnce() async throws {
-        let database = try PostgresTestDatabase.create(prefix: "ledger_replicas")
+        let database = try await PostgresTestDatabase.create(prefix: "ledger_replicas")
         defer { database.drop() }
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }
@@ -104,7 +104,7 @@ struct LedgerProcessTests {
 
     @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))
     func renewalsSeenWithoutAnAccountStayNewToTheirOwnerAcrossReplicas() async throws {
-        let database = try PostgresTestDatabase.create(prefix: "ledger_owner_new")
+        let database = try await PostgresTestDatabase.create(prefix: "ledger_owner_new")
         defer { database.drop() }
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }
@@ -179,7 +179,7 @@ struct LedgerProcessTests {
 
     @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))
     func aKilledPostgresServerLosesNothingItReported() async throws {
-        let database = try PostgresTestDatabase.create(prefix: "ledger_kill")
+        let database = try await PostgresTestDatabase.create(prefix: "ledger_kill")
         defer { database.drop() }
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }
@@ -293,7 +293,7 @@ struct LedgerProcessTests {
     /// The database refuses connections and its sessions are ended, then comes back.
     @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))
     func aPostgresLedgerThatGoesAwayAnswers503UntilItIsBack() async throws {
-        let database = try PostgresTestDatabase.create(prefix: "ledger_away")
+        let database = try await PostgresTestDatabase.create(prefix: "ledger_away")
         defer { database.drop() }
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }
@@ -302,10 +302,10 @@ struct LedgerProcessTests {
             ledger: database.url, environment: ["RECEIPT_SERVER_LEDGER_DEADLINE": "2"], in: folder,
             readStatusWhileAway: 503,
             cutOff: {
-                try database.cutOff()
+                try await database.cutOff()
                 // pg_terminate_backend only signals: wait until the server's sessions are really gone.
                 let deadline = ContinuousClock.now + .seconds(10)
-                while try database.run(
+                while try await database.run(
                     "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database.name)'", onCluster: true)
                     != "0"
                 {
@@ -313,7 +313,7 @@ struct LedgerProcessTests {
                     try await Task.sleep(for: .milliseconds(20))
                 }
             },
-            restore: { try database.restore() })
+            restore: { try await database.restore() })
     }
 
     /// Receipts before the outage are recorded; during it every verification is 503 `ledger.unavailable` and

@@ -29,7 +29,7 @@ struct NotificationFlowTests {
 
     @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))
     func theFlowOnPostgreSQL() async throws {
-        let database = try PostgresTestDatabase.create(prefix: "notification_flow")
+        let database = try await PostgresTestDatabase.create(prefix: "notification_flow")
         defer { database.drop() }
         try await Self.flow(ledger: database.url, in: try TemporaryFolder())
     }

@@ -97,7 +97,7 @@ struct WebhookCrashProcessTests {
 
     @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))
     func eventsCommittedBeforeAKillOnPostgresAreDeliveredAfterARestart() async throws {
-        let database = try PostgresTestDatabase.create(prefix: "hooks_kill")
+        let database = try await PostgresTestDatabase.create(prefix: "hooks_kill")
         defer { database.drop() }
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }
@@ -157,7 +157,7 @@ struct WebhookCrashProcessTests {
 
     @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))
     func anEventInFlightWhenTheServerIsKilledOnPostgresIsDeliveredAfterARestart() async throws {
-        let database = try PostgresTestDatabase.create(prefix: "hooks_in_flight")
+        let database = try await PostgresTestDatabase.create(prefix: "hooks_in_flight")
         defer { database.drop() }
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }
@@ -206,7 +206,7 @@ struct WebhookCrashProcessTests {
     /// timeout + 5 s; the docs promise a takeover within 30 s).
     @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))
     func replicasDeliverEachEventOneAtATimeAndTakeOverADeadReplicasLeases() async throws {
-        let database = try PostgresTestDatabase.create(prefix: "hooks_replicas")
+        let database = try await PostgresTestDatabase.create(prefix: "hooks_replicas")
         defer { database.drop() }
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }
@@ -253,10 +253,10 @@ struct WebhookCrashProcessTests {
             "state = 'pending' AND lease_owner = '\(owner)' "
             + "AND lease_until_ms > (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 6000"
         try await Self.poll("replica 1 never held a fresh lease:\n\(replicas[0].log.suffix(2_000))") {
-            try database.run("SELECT count(*) FROM ledger_events WHERE \(freshLease)") != "0"
+            try await database.run("SELECT count(*) FROM ledger_events WHERE \(freshLease)") != "0"
         }
         replicas[0].kill()
-        let orphaned = try database.run(
+        let orphaned = try await database.run(
             "SELECT event_id FROM ledger_events WHERE state = 'pending' AND lease_owner = '\(owner)'"
         ).split(separator: "\n").map(String.init)
         #expect(!orphaned.isEmpty, "the killed replica left no lease behind")
@@ -282,7 +282,7 @@ struct WebhookCrashProcessTests {
 
     @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))
     func verificationsOnPostgresAreAnsweredWhileTheReceiverHangsAndEventsAreRetried() async throws {
-        let database = try PostgresTestDatabase.create(prefix: "hooks_hangs")
+        let database = try await PostgresTestDatabase.create(prefix: "hooks_hangs")
         defer { database.drop() }
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }

@@ -32,7 +32,7 @@ import Testing
 
     static func openRecording(_ kind: Kind) async throws -> Opened? {
         guard LedgerStoreTests.available(kind) else { return nil }
-        let place = try Place(kind)
+        let place = try await Place(kind)
         let store = try await place.open(recording)
         return Opened(place: place, store: store, ledger: Ledger(store: store))
     }
@@ -159,7 +159,7 @@ import Testing
     @Test(arguments: Kind.allCases)
     func withoutRecordingEventsNoneAreWritten(kind: Kind) async throws {
         guard LedgerStoreTests.available(kind) else { return }
-        let place = try Place(kind)
+        let place = try await Place(kind)
         let store = try await place.open()
         let ledger = Ledger(store: store)
         _ = try await ledger.record(LedgerStoreTests.entry([LedgerStoreTests.transaction("t1")], account: "alice"))
@@ -188,7 +188,7 @@ import Testing
             }
             try queue.close()
         case .postgres:
-            try #require(opened.place.database).run(
+            try await #require(opened.place.database).run(
                 "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.endpoint = '/boom' THEN "
                     + "RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$; CREATE TRIGGER boom BEFORE INSERT ON "
                     + "ledger_audit FOR EACH ROW EXECUTE FUNCTION boom()")
@@ -314,7 +314,7 @@ import Testing
     @Test(arguments: Kind.allCases)
     func concurrentClaimsNeverShareAnEvent(kind: Kind) async throws {
         guard LedgerStoreTests.available(kind) else { return }
-        let place = try Place(kind)
+        let place = try await Place(kind)
         let stores = [try await place.open(Self.recording), try await place.open(Self.recording)]
         let ledger = Ledger(store: stores[0])
         for index in 0..<30 {

@@ -40,7 +40,7 @@ import Testing
     @Test(arguments: Kind.allCases)
     func eachAppAndEnvironmentHasItsOwnLatest(kind: Kind) async throws {
         guard LedgerStoreTests.available(kind) else { return }
-        let place = try LedgerStoreTests.Place(kind)
+        let place = try await LedgerStoreTests.Place(kind)
         let store = try await place.open()
         let ledger = Ledger(store: store)
         let entries = [
@@ -77,7 +77,7 @@ import Testing
     @Test(arguments: Kind.allCases)
     func anOlderNotificationRecordedLaterDoesNotLowerTheLatest(kind: Kind) async throws {
         guard LedgerStoreTests.available(kind) else { return }
-        let place = try LedgerStoreTests.Place(kind)
+        let place = try await LedgerStoreTests.Place(kind)
         let store = try await place.open()
         let ledger = Ledger(store: store)
         #expect(try await Self.latest(ledger, Self.app, .production) == nil)
@@ -96,7 +96,7 @@ import Testing
     @Test(arguments: Kind.allCases)
     func aDuplicateNotificationChangesNothing(kind: Kind) async throws {
         guard LedgerStoreTests.available(kind) else { return }
-        let place = try LedgerStoreTests.Place(kind)
+        let place = try await LedgerStoreTests.Place(kind)
         let store = try await place.open()
         let ledger = Ledger(store: store)
         #expect(!(try await ledger.record(Self.notification("n-1", signed: 2_000)).isDuplicateNotification))
@@ -129,14 +129,15 @@ import Testing
     @Test(arguments: Kind.allCases)
     func aVersion3LedgerUpgradesKeepingItsNotifications(kind: Kind) async throws {
         guard LedgerStoreTests.available(kind) else { return }
-        let place = try LedgerStoreTests.Place(kind)
-        try Self.makeVersion3Ledger(place)
+        let place = try await LedgerStoreTests.Place(kind)
+        try await Self.makeVersion3Ledger(place)
         let store = try await place.open()
         let ledger = Ledger(store: store)
-        #expect(try Self.run(place, "SELECT MAX(version) FROM ledger_schema") == ["\(LedgerSchema.latestVersion)"])
+        #expect(
+            try await Self.run(place, "SELECT MAX(version) FROM ledger_schema") == ["\(LedgerSchema.latestVersion)"])
         #expect(LedgerSchema.latestVersion >= 4)
         #expect(
-            try Self.run(
+            try await Self.run(
                 place,
                 "SELECT notification_id || ':' || COALESCE(bundle_id, 'NULL') || ':' || COALESCE(environment, 'NULL') "
                     + "FROM ledger_notifications ORDER BY notification_id") == [
@@ -155,12 +156,12 @@ import Testing
     @Test(arguments: Kind.allCases)
     func theLatestIsReadFromTheIndex(kind: Kind) async throws {
         guard LedgerStoreTests.available(kind) else { return }
-        let place = try LedgerStoreTests.Place(kind)
+        let place = try await LedgerStoreTests.Place(kind)
         let store = try await place.open()
         let plan: [String]
         switch kind {
         case .sqlite:
-            plan = try Self.run(
+            plan = try await Self.run(
                 place,
                 "EXPLAIN QUERY PLAN "
                     + SQLiteStatements.latestNotificationSignedDate.replacingOccurrences(of: "?", with: "'x'"))
@@ -168,7 +169,7 @@ import Testing
             // With sequential scans priced out, the planner takes the index whenever it can serve the query.
             let query = PostgresStatements.latestNotificationSignedDate.replacingOccurrences(of: "$1", with: "'x'")
                 .replacingOccurrences(of: "$2", with: "'Production'")
-            plan = try Self.run(place, "SET enable_seqscan = off; EXPLAIN \(query)")
+            plan = try await Self.run(place, "SET enable_seqscan = off; EXPLAIN \(query)")
         }
         #expect(plan.contains { $0.contains("ledger_notifications_latest") }, "\(plan)")
         #expect(!plan.contains { $0.contains("SCAN ledger_notifications") || $0.contains("Seq Scan") }, "\(plan)")
@@ -178,7 +179,7 @@ import Testing
 
     /// A version-3 ledger at `place`: the schema's first three migrations, as a build of that version applied them,
     /// and two notifications written in that version's shape.
-    static func makeVersion3Ledger(_ place: LedgerStoreTests.Place) throws {
+    static func makeVersion3Ledger(_ place: LedgerStoreTests.Place) async throws {
         let dialect: LedgerSchema.Dialect = place.kind == .sqlite ? .sqlite : .postgres
         var statements = [LedgerSchema.versionTable(dialect)]
         for (index, migration) in LedgerSchema.migrations(dialect).prefix(3).enumerated() {
@@ -195,20 +196,22 @@ import Testing
         switch place.kind {
         case .sqlite:
             let queue = try DatabaseQueue(path: try sqlitePath(place))
-            try queue.write { db in for statement in statements { try db.execute(sql: statement) } }
+            let written = statements
+            try await queue.write { db in for statement in written { try db.execute(sql: statement) } }
             try queue.close()
         case .postgres:
             let database = try #require(place.database)
-            try database.run("BEGIN; " + statements.joined(separator: ";\n") + "; COMMIT")
+            try await database.run("BEGIN; " + statements.joined(separator: ";\n") + "; COMMIT")
         }
         // The version-3 shape: the table has no column of version 4 yet.
-        #expect(try run(place, "SELECT COUNT(*) FROM ledger_notifications WHERE signed_date_ms IS NOT NULL") == ["1"])
+        #expect(
+            try await run(place, "SELECT COUNT(*) FROM ledger_notifications WHERE signed_date_ms IS NOT NULL") == ["1"])
         let hasBundleColumn =
             place.kind == .sqlite
             ? "SELECT COUNT(*) FROM pragma_table_info('ledger_notifications') WHERE name = 'bundle_id'"
             : "SELECT COUNT(*) FROM information_schema.columns WHERE table_name = 'ledger_notifications' "
                 + "AND column_name = 'bundle_id'"
-        #expect(try run(place, hasBundleColumn) == ["0"])
+        #expect(try await run(place, hasBundleColumn) == ["0"])
     }
 
     /// A SQLite value as text, as psql prints it.
@@ -229,12 +232,12 @@ import Testing
     }
 
     /// Runs `sql` on the place's database, outside any store; each row's first column as text.
-    static func run(_ place: LedgerStoreTests.Place, _ sql: String) throws -> [String] {
+    static func run(_ place: LedgerStoreTests.Place, _ sql: String) async throws -> [String] {
         switch place.kind {
         case .sqlite:
             let queue = try DatabaseQueue(path: try sqlitePath(place))
             defer { try? queue.close() }
-            return try queue.read { db in
+            return try await queue.read { db in
                 try Row.fetchAll(db, sql: sql).map { row in
                     // EXPLAIN QUERY PLAN says what each step does in its `detail` column.
                     text(row.hasColumn("detail") ? row["detail"] : row[0])
@@ -242,7 +245,7 @@ import Testing
             }
         case .postgres:
             let database = try #require(place.database)
-            return try database.run(sql).split(separator: "\n").map(String.init)
+            return try await database.run(sql).split(separator: "\n").map(String.init)
         }
     }
 }

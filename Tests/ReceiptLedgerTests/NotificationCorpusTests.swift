@@ -52,7 +52,7 @@ import Testing
     func eachFixtureLeavesTheStateItPromises(kind: Kind) async throws {
         guard LedgerStoreTests.available(kind) else { return }
         #expect(Self.names.count >= 40)
-        let place = try LedgerStoreTests.Place(kind)
+        let place = try await LedgerStoreTests.Place(kind)
         let store = try await place.open()
         let ledger = Ledger(store: store)
         let verifier = try Self.verifier()

@@ -34,9 +34,9 @@ struct LedgerAttackTests {
         let folder: TemporaryFolder
         let database: PostgresTestDatabase?
 
-        init(_ store: Store) throws {
+        init(_ store: Store) async throws {
             folder = try TemporaryFolder()
-            database = store == .postgres ? try PostgresTestDatabase.create(prefix: "ledger_attack") : nil
+            database = store == .postgres ? try await PostgresTestDatabase.create(prefix: "ledger_attack") : nil
         }
 
         func ledger(onConflict: ConflictPolicy = .report) async throws -> Ledger {
@@ -45,7 +45,11 @@ struct LedgerAttackTests {
                 ?? .sqlite(path: folder.url.appendingPathComponent("ledger.sqlite").path)
             var logger = Logger(label: "ledger-attack")
             logger.logLevel = .critical
-            guard let store = try await Ledger.openStore(location, logger: logger) else {
+            let open: @Sendable () async throws -> (any LedgerStore)? = { [logger] in
+                try await Ledger.openStore(location, logger: logger)
+            }
+            let opened = if let database { try await database.opening(open) } else { try await open() }
+            guard let store = opened else {
                 throw LedgerError(.invalidLocation, "none")
             }
             return Ledger(store: store, onConflict: onConflict)
@@ -157,7 +161,7 @@ struct LedgerAttackTests {
     @Test(arguments: Store.allCases)
     func anInterceptedAppleAddsOnlyRenewalsTiedToTheOwnersReceipt(store: Store) async throws {
         guard store.isAvailable else { return }
-        let place = try Place(store)
+        let place = try await Place(store)
         let ledger = try await place.ledger()
         let standIn = AppleStandIn()
         standIn.setDefault(.sandbox, .body(Self.interceptedAnswer))
@@ -225,7 +229,7 @@ struct LedgerAttackTests {
     @Test(arguments: Store.allCases)
     func aSignedStatementSupersedesAnUnsignedOne(store: Store) async throws {
         guard store.isAvailable else { return }
-        let place = try Place(store)
+        let place = try await Place(store)
         let ledger = try await place.ledger()
         let time = ReceiptDate(clampingMillisecondsSince1970: 1_760_000_000_000)
         func entry(_ transaction: LedgerTransaction) -> LedgerEntry {
@@ -286,7 +290,7 @@ struct LedgerAttackTests {
     @Test(arguments: Store.allCases)
     func aRenewalAppleNotifiedFirstIsStillNewToItsOwner(store: Store) async throws {
         guard store.isAvailable else { return }
-        let place = try Place(store)
+        let place = try await Place(store)
         let service = try Self.service(ledger: try await place.ledger())
         let renewal = try Self.renewal("2000000100000007")
         let signed = { (account: String?) -> Call in
@@ -316,7 +320,7 @@ struct LedgerAttackTests {
     @Test(arguments: Store.allCases)
     func anotherAppsReceiptIsNeverCredited(store: Store) async throws {
         guard store.isAvailable else { return }
-        let place = try Place(store)
+        let place = try await Place(store)
         let service = try Self.service(ledger: try await place.ledger())
         let at = "at=2025-06-16T00:00:00Z"
         let responses = try await Self.exchange(
@@ -342,7 +346,7 @@ struct LedgerAttackTests {
     @Test(arguments: Store.allCases)
     func ledgerReadsAndBindingNeedABearerToken(store: Store) async throws {
         guard store.isAvailable else { return }
-        let place = try Place(store)
+        let place = try await Place(store)
         let ledger = try await place.ledger()
         let tokens = ["first-token-0123456789", "second-token-0123456789"]
         let service = try Self.service(ledger: ledger, host: "0.0.0.0", tokens: tokens)
@@ -387,7 +391,7 @@ struct LedgerAttackTests {
     @Test(arguments: Store.allCases)
     func inputsThatAreNotWhatTheySayAreRefused(store: Store) async throws {
         guard store.isAvailable else { return }
-        let place = try Place(store)
+        let place = try await Place(store)
         let service = try Self.service(ledger: try await place.ledger())
         let receipt = try Self.receipt()
         let raw: HTTPFields = [.contentType: "application/octet-stream"]
@@ -464,7 +468,7 @@ struct LedgerAttackTests {
     @Test(arguments: Store.allCases)
     func exponentNumbersWhereAppleWritesIntegersAreRefused(store: Store) async throws {
         guard store.isAvailable else { return }
-        let place = try Place(store)
+        let place = try await Place(store)
         let service = try Self.service(ledger: try await place.ledger())
         var bodies: [Call] = []
         for expiry in ["1.753033148e12", "1753033148e0", "\"1753033148000\""] {
@@ -504,7 +508,7 @@ struct LedgerAttackTests {
     @Test(arguments: Store.allCases)
     func oversizedIdsMixedIntoABatchFailNothingElse(store: Store) async throws {
         guard store.isAvailable else { return }
-        let place = try Place(store)
+        let place = try await Place(store)
         let ledger = try await place.ledger()
         let service = try Self.service(ledger: ledger)
         let bad = [
@@ -595,7 +599,7 @@ struct LedgerAttackTests {
     @Test(arguments: Store.allCases)
     func aRefundReversedAfterTheReceiptLiftsTheRefund(store: Store) async throws {
         guard store.isAvailable else { return }
-        let place = try Place(store)
+        let place = try await Place(store)
         let service = try Self.service(ledger: try await place.ledger())
         let receipt = try Self.receipt()  // created 2025-06-15T09:30:00Z (1749979800000), shows the refund
         let transaction = "/v1/transactions/2000000100000004"

@@ -60,7 +60,7 @@ struct ServerAPISyncTests {
 
     @Test(.enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)))
     func twoReplicasSyncingTheSameCustomerAtOnceReportEachTransactionNewOnce() async throws {
-        let database = try PostgresTestDatabase.create(prefix: "server_api_sync")
+        let database = try await PostgresTestDatabase.create(prefix: "server_api_sync")
         defer { database.drop() }
         let standIn = try API.standIn(sandbox: Self.sandboxCustomer())
         let verifier = try API.verifier()
@@ -69,7 +69,9 @@ struct ServerAPISyncTests {
             return
         }
         // Migrated by the first before the second opens, as replicas starting one after the other do.
-        let storeA = try await PostgresLedgerStore(location: location, logger: API.quietLogger)
+        let storeA = try await database.opening {
+            try await PostgresLedgerStore(location: location, logger: API.quietLogger)
+        }
         let storeB = try await PostgresLedgerStore(location: location, logger: API.quietLogger)
         let (a, b) = try await standIn.withRunning { addresses in
             let intakeA = API.intake(
@@ -93,7 +95,7 @@ struct ServerAPISyncTests {
         #expect(Set(a.newTransactionIDs).union(b.newTransactionIDs) == Set(Self.ids))
         #expect(Set(a.newTransactionIDs).isDisjoint(with: b.newTransactionIDs), "no id is new on both replicas")
         #expect(a.newTransactionIDs.count + b.newTransactionIDs.count == 45)
-        #expect(try database.run("SELECT count(*) FROM ledger_transactions") == "45")
+        #expect(try await database.run("SELECT count(*) FROM ledger_transactions") == "45")
     }
 
     @Test func aForgedItemOnPageTwoIsReportedAuditedAndNotRecorded() async throws {

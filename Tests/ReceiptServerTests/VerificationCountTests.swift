@@ -48,7 +48,7 @@ struct VerificationCountTests {
     @Test(arguments: Attack.Store.allCases)
     func aVerifyReceiptThatEndsAtAppleVerifiesLocallyOnce(store: Attack.Store) async throws {
         guard store.isAvailable else { return }
-        let place = try Attack.Place(store)
+        let place = try await Attack.Place(store)
         let ledger = try await place.ledger()
         let standIn = AppleStandIn()
         standIn.setDefault(.sandbox, .body(Attack.interceptedAnswer))
@@ -76,7 +76,7 @@ struct VerificationCountTests {
     /// Without the shared secret nothing goes to Apple: one local verification, and the second half answers the
     /// local verdict without asking.
     @Test func aReceiptDecidedLocallyIsVerifiedOnce() async throws {
-        let place = try Attack.Place(.sqlite)
+        let place = try await Attack.Place(.sqlite)
         let ledger = try await place.ledger()
         let decider = CountingDecider(FallbackVerifier(verifier: try Attack.verifier()))
         let service = try Attack.service(ledger: ledger, decider: decider)

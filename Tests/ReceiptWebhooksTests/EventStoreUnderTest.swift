@@ -53,10 +53,13 @@ final class EventStoreUnderTest {
             let store = try #require(try await Ledger.openStore(.sqlite(path: path), options: options, logger: logger))
             return EventStoreUnderTest(kind: kind, store: store, memory: nil, folder: folder, database: nil)
         case .postgres:
-            let database = try PostgresTestDatabase.create(prefix: "webhook_delivery")
+            let database = try await PostgresTestDatabase.create(prefix: "webhook_delivery")
             do {
                 let location = try LedgerLocation(parsing: database.url)
-                let store = try #require(try await Ledger.openStore(location, options: options, logger: logger))
+                let opened = try await database.opening { [logger] in
+                    try await Ledger.openStore(location, options: options, logger: logger)
+                }
+                let store = try #require(opened)
                 return EventStoreUnderTest(kind: kind, store: store, memory: nil, folder: nil, database: database)
             } catch {
                 database.drop()
