@@ -697,8 +697,14 @@ import Testing
         holder.standardOutput = FileHandle.nullDevice
         try holder.run()
         defer { holder.terminate() }
-        // Wait until the lock is held.
-        while try await database.run("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted") == "0" {
+        // Wait until the lock is held: this lock, in this database (pg_locks lists the whole cluster's, and other
+        // tests' stores take the same key in theirs).
+        let held =
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM "
+            + "pg_database WHERE datname = current_database()) AND ((classid::bigint << 32) | objid::bigint) = "
+            + "\(PostgresLedgerStore.writerLockKey)"
+        while try await database.run(held) == "0" {
+            try #require(holder.isRunning, "psql exited before it held the lock")
             try await Task.sleep(for: .milliseconds(20))
         }
         let started = ContinuousClock.now
