@@ -35,7 +35,7 @@ struct NotificationFlowTests {
     }
 
     static func flow(ledger: String, in folder: TemporaryFolder) async throws {
-        let standIn = try StandInProcess()
+        let standIn = try await StandInProcess()
         let server = try await ReceiptServerProcess(
             [
                 "--ledger", ledger, "--bundle-id", bundle, "--root", certs.appendingPathComponent("test-root.pem").path,

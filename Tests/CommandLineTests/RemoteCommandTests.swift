@@ -12,7 +12,7 @@ struct RemoteCommandTests {
     func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
 
     @Test func anIOS6ReceiptIsDecidedRemotely() async throws {
-        let standIn = try StandInProcess(["--root", testRoot])
+        let standIn = try await StandInProcess(["--root", testRoot])
         let outcome = try await command.run(
             ["--format", "json", "--root", testRoot] + standIn.remoteArguments + [fixture("ios6-valid.b64")])
         #expect(outcome.status == 0, "\(outcome.standardOutput) \(outcome.standardError)")
@@ -24,7 +24,7 @@ struct RemoteCommandTests {
     }
 
     @Test func validAndInvalidReceiptsStayLocal() async throws {
-        let standIn = try StandInProcess(["--root", testRoot])
+        let standIn = try await StandInProcess(["--root", testRoot])
         let outcome = try await command.run(
             ["--format", "json", "--root", testRoot] + standIn.remoteArguments
                 + [fixture("valid-sha256.receipt"), fixture("tampered-payload.receipt")])
@@ -36,7 +36,7 @@ struct RemoteCommandTests {
 
     /// The fallback path runs concurrently too (`--jobs`), and its reports are still written in input order.
     @Test func remoteAndLocalDecisionsKeepInputOrder() async throws {
-        let standIn = try StandInProcess(["--root", testRoot])
+        let standIn = try await StandInProcess(["--root", testRoot])
         let names = [
             "ios6-valid.b64", "valid-sha256.receipt", "ios6-valid.b64", "tampered-payload.receipt", "ios6-valid.b64",
             "valid-sha1.receipt",
@@ -53,7 +53,7 @@ struct RemoteCommandTests {
 
     @Test func theSharedSecretComesFromTheEnvironmentAndIsNeverPrinted() async throws {
         let secret = "env-secret-7f3a9c"
-        let standIn = try StandInProcess(["--root", testRoot, "--shared-secret", secret])
+        let standIn = try await StandInProcess(["--root", testRoot, "--shared-secret", secret])
         let arguments = ["--root", testRoot] + standIn.remoteArguments + [fixture("ios6-valid.b64")]
         let fromEnvironment = try await command.run(
             ["--format", "json"] + arguments, environment: ["RECEIPT_SHARED_SECRET": secret])
@@ -98,7 +98,7 @@ struct RemoteCommandTests {
     }
 
     @Test func retriesAScriptedOutageWithinTheDeadline() async throws {
-        let standIn = try StandInProcess(["--root", testRoot, "--production-script", "status:21005,http:500"])
+        let standIn = try await StandInProcess(["--root", testRoot, "--production-script", "status:21005,http:500"])
         let outcome = try await command.run(
             ["--format", "json", "--root", testRoot] + standIn.remoteArguments + [fixture("ios6-valid.b64")])
         let line = try #require(try outcome.jsonLines().first)

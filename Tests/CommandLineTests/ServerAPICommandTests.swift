@@ -33,8 +33,8 @@ struct ServerAPICommandTests {
     }()
 
     /// The stand-in with the demo dataset, refusing tokens not signed by the test key with `keyID` and `issuer`.
-    static func standIn(_ extra: [String] = []) throws -> StandInProcess {
-        try StandInProcess(
+    static func standIn(_ extra: [String] = []) async throws -> StandInProcess {
+        try await StandInProcess(
             [
                 "--api-transactions", String(demoCount), "--api-notifications", String(demoCount),
                 "--api-key", keyFile, "--api-key-id", keyID, "--api-issuer", issuer, "--api-bundle-id", bundleID,
@@ -64,7 +64,7 @@ struct ServerAPICommandTests {
     // MARK: - sync
 
     @Test func syncByTransactionIDRecordsTheWholeSandboxHistoryThenKnowsIt() async throws {
-        let standIn = try Self.standIn()
+        let standIn = try await Self.standIn()
         let folder = try TemporaryFolder()
         let arguments = ["sync", "--transaction-id", Self.sandboxIDs[0]] + Self.flags(standIn, ledger: folder)
 
@@ -94,7 +94,7 @@ struct ServerAPICommandTests {
     /// receipt-server sent none. (The stand-in checks no key here, so that the test's request needs no token.)
     @Test(arguments: ["tampered-payload", "random-bytes"])
     func syncRefusesAnInvalidReceiptWithoutAskingApple(receipt: String) async throws {
-        let standIn = try StandInProcess([
+        let standIn = try await StandInProcess([
             "--api-transactions", String(Self.demoCount), "--api-bundle-id", Self.bundleID, "--certs",
             Self.certs.path, "--production-api-script", "error:500:5000001", "--sandbox-api-script",
             "error:500:5000001",
@@ -131,7 +131,7 @@ struct ServerAPICommandTests {
     // MARK: - notifications backfill
 
     @Test func backfillAppliesEverySandboxNotificationOnceThenOnlyDuplicates() async throws {
-        let standIn = try Self.standIn()
+        let standIn = try await Self.standIn()
         let folder = try TemporaryFolder()
         let since = Date(timeIntervalSinceNow: -2 * 24 * 3600).formatted(.iso8601)
         let arguments =
@@ -162,7 +162,7 @@ struct ServerAPICommandTests {
     // MARK: - serve
 
     @Test func serveBackfillsAtStartAndCountsItInMetrics() async throws {
-        let standIn = try Self.standIn()
+        let standIn = try await Self.standIn()
         let folder = try TemporaryFolder()
         let server = try await ReceiptServerProcess(Self.flags(standIn, ledger: folder), in: folder.url)
         defer { server.kill() }

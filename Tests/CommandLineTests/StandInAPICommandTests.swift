@@ -10,7 +10,7 @@ import Testing
     }
 
     @Test func theDemoDatasetIsServedAtThePrintedAPIBaseURLs() async throws {
-        let standIn = try StandInProcess([
+        let standIn = try await StandInProcess([
             "--api-transactions", "3", "--api-notifications", "2", "--sandbox-api-script", "error:500:5000001",
         ])
         #expect(standIn.productionAPIURL.hasPrefix("http://127.0.0.1:"))
@@ -33,9 +33,9 @@ import Testing
         #expect(try sandbox.json()["errorCode"] as? Int == 5_000_001)
     }
 
-    @Test func anUnknownAPIScriptTokenIsRefused() throws {
-        #expect(throws: StandInProcess.NotStarted.self) {
-            _ = try StandInProcess(["--sandbox-api-script", "teapot"])
+    @Test func anUnknownAPIScriptTokenIsRefused() async throws {
+        await #expect(throws: StandInProcess.NotStarted.self) {
+            _ = try await StandInProcess(["--sandbox-api-script", "teapot"])
         }
     }
 }

@@ -12,19 +12,24 @@ final class StandInProcess {
 
     struct NotStarted: Error {}
 
-    /// Starts it and reads the first line it prints: `{"production_url": …, "sandbox_url": …}`.
-    init(_ arguments: [String] = []) throws {
+    /// Starts it and reads the first line it prints: `{"production_url": …, "sandbox_url": …}` (on a thread of its
+    /// own, ``OwnThread``: a start on a loaded machine must not hold one of the test runner's threads).
+    init(_ arguments: [String] = []) async throws {
         process.executableURL = SharedTestData.executable("apple-standin")
         process.arguments = ["--host", "127.0.0.1"] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var received = Data()
-        while !received.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }  // it exited
-            received += chunk
+        let reading = output.fileHandleForReading
+        let received = try await OwnThread.run {
+            var received = Data()
+            while !received.contains(UInt8(ascii: "\n")) {
+                let chunk = reading.availableData
+                if chunk.isEmpty { break }  // it exited
+                received += chunk
+            }
+            return received
         }
         let line = received.split(separator: UInt8(ascii: "\n")).first ?? Data()
         guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: String],

@@ -43,13 +43,17 @@ import Testing
             }
         }
 
-        /// Opens a store here (on PostgreSQL, taking its turn: ``PostgresTestDatabase/opening(_:)``).
-        func open(_ options: LedgerStoreOptions = LedgerStoreOptions()) async throws -> any LedgerStore {
+        /// Opens a store here; on PostgreSQL, taking its turn (``PostgresTestDatabase/opening(_:)``) unless
+        /// `alongsideOthers`, for a test of opens at the same moment.
+        func open(_ options: LedgerStoreOptions = LedgerStoreOptions(), alongsideOthers: Bool = false) async throws
+            -> any LedgerStore
+        {
             let location = try location
             let open: @Sendable () async throws -> (any LedgerStore)? = {
                 try await Ledger.openStore(location, options: options, logger: LedgerStoreTests.logger)
             }
-            let opened = if let database { try await database.opening(open) } else { try await open() }
+            let opened =
+                if let database, !alongsideOthers { try await database.opening(open) } else { try await open() }
             guard let store = opened else {
                 throw LedgerError(.invalidLocation, "none")
             }
@@ -393,7 +397,7 @@ import Testing
         guard Self.available(kind) else { return }
         let place = try await Place(kind)
         let stores = try await withThrowingTaskGroup(of: (any LedgerStore).self) { group in
-            for _ in 0..<4 { group.addTask { try await place.open() } }
+            for _ in 0..<4 { group.addTask { try await place.open(alongsideOthers: true) } }
             var opened: [any LedgerStore] = []
             for try await store in group { opened.append(store) }
             return opened
