@@ -33,9 +33,9 @@ public struct PostgresTestDatabase: Sendable {
     }
 
     /// `open`'s result (opening a store on this database, which migrates it), with at most one other such open in
-    /// the test process running at the same time. A migration is dozens of statements under the store's deadline (12 s in all);
-    /// when every ledger test of the run migrates at once on a busy two-core machine, they share the CPU with each
-    /// other and miss it together. Waiting for a turn does not count against the deadline.
+    /// the test process running at the same time. A migration is dozens of statements under the store's deadline
+    /// (12 s in all); when every ledger test of the run migrates at once on a busy two-core machine, they share the
+    /// CPU with each other and miss it together. Waiting for a turn does not count against the deadline.
     public func opening<T: Sendable>(_ open: @Sendable () async throws -> T) async throws -> T {
         try await Self.migrations.run(open)
     }
