@@ -18,21 +18,20 @@ struct AppleStandInCommand: AsyncParsableCommand {
         abstract:
             "Serve a stand-in for Apple's verifyReceipt and App Store Server API (production and sandbox) on loopback.",
         discussion: """
-            Prints one JSON line with the URLs once listening, e.g.
-            {"production_url":"http://127.0.0.1:40001/verifyReceipt","sandbox_url":"http://127.0.0.1:40002/verifyReceipt",
-            "production_api_url":"http://127.0.0.1:40001","sandbox_api_url":"http://127.0.0.1:40002"}
-            and serves until interrupted. Scripts are comma-separated behaviours used once each, in order,
-            before the faithful answer: apple, status:N, retryable:N, http:N, malformed, drop, huge:BYTES,
-            slow:MILLISECONDS.
+            Prints one JSON line once listening, with the members production_url and sandbox_url (each ending \
+            in /verifyReceipt) and production_api_url and sandbox_api_url (e.g. "http://127.0.0.1:40001"), then \
+            serves until interrupted. Scripts are comma-separated behaviours used once each, in order, before the \
+            faithful answer: apple, status:N, retryable:N, http:N, malformed, drop, huge:BYTES, slow:MILLISECONDS.
 
-            The same listeners serve the App Store Server API (Apple's paths under the *_api_url: production is the
-            Production environment, sandbox Sandbox). --api-transactions N gives each environment one customer with N
-            monthly renewals (transaction ids 2000000000000001 + i in production, 1000000000000001 + i in sandbox,
-            order ids ORDER-<id>) and --api-notifications N that many notifications about them, signed one a second
-            up to a second before start-up (so Get Notification History within Apple's window, 30 days in Sandbox,
-            finds them all), every JWS minted under the test PKI of --certs. With --api-key, requests need a JWT signed by that key with --api-key-id
-            and --api-issuer, else 401. API scripts: apple, 429:MILLISECONDS (Retry-After that long after arrival),
-            error:STATUS:CODE, 401, forged:INDEX, malformed, drop, slow:MILLISECONDS.
+            The same listeners serve the App Store Server API (Apple's paths under the *_api_url: production is the \
+            Production environment, sandbox Sandbox). --api-transactions N gives each environment one customer with N \
+            monthly renewals (transaction ids 2000000000000001 + i in production, 1000000000000001 + i in sandbox, \
+            order ids ORDER-<id>) and --api-notifications N that many notifications about them, signed one a second \
+            up to a second before start-up (so Get Notification History within Apple's window, 30 days in Sandbox, \
+            finds them all), every JWS minted under the test PKI of --certs. With --api-key, requests need a JWT \
+            signed by that key with --api-key-id and --api-issuer, else 401. API scripts: apple, 429:MILLISECONDS \
+            (Retry-After that long after arrival), error:STATUS:CODE, 401, forged:INDEX, malformed, drop, \
+            slow:MILLISECONDS.
             """)
 
     @Option(help: "The address to bind.")

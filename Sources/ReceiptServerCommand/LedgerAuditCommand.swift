@@ -12,8 +12,8 @@ struct LedgerAuditCommand: AsyncParsableCommand {
         commandName: "audit",
         abstract: "Print the ledger's audit entries as JSON lines.",
         discussion: """
-            Each line has the keys sequence, time, endpoint, receipt_sha256, verdict, reason, decided_by, account,
-            new_transaction_ids and conflicts. Exits 0, 64 for a bad flag, 66 when a SQLite ledger does not
+            Each line has the keys sequence, time, endpoint, receipt_sha256, verdict, reason, decided_by, account, \
+            new_transaction_ids and conflicts. Exits 0, 64 for a bad flag, 66 when a SQLite ledger does not \
             exist, 69 when the ledger cannot be read.
             """)
 

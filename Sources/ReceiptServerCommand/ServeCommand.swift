@@ -18,16 +18,21 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve Apple's verifyReceipt contract, verified locally (the default command).",
         discussion: """
             Every flag can also come from the environment variable in brackets; a flag wins.
+
             The shared secret comes only from RECEIPT_SERVER_SHARED_SECRET (never a flag, never logged).
-            The backend's bearer tokens come only from RECEIPT_SERVER_API_TOKENS (comma-separated, never logged):
-            GET /v1/transactions/{id}, GET /v1/entitlements, POST /v1/sync and POST /v1/verify naming an account need
+
+            The backend's bearer tokens come only from RECEIPT_SERVER_API_TOKENS (comma-separated, never logged): \
+            GET /v1/transactions/{id}, GET /v1/entitlements, POST /v1/sync and POST /v1/verify naming an account need \
             one; without any, those routes are served only while the server listens on loopback.
+
             With the ledger on (the default), at least one --bundle-id is required.
-            With an App Store Server API key (--app-store-key, --app-store-key-id, --app-store-issuer), the server
-            serves POST /v1/sync, answers lapsed subscriptions from Apple's signed statuses, and backfills the
+
+            With an App Store Server API key (--app-store-key, --app-store-key-id, --app-store-issuer), the server \
+            serves POST /v1/sync, answers lapsed subscriptions from Apple's signed statuses, and backfills the \
             notifications it missed at start (docs/server-api.md).
-            With --webhook-url, the ledger records events (purchases, entitlement changes, refunds, conflicts) and the
-            server POSTs each, signed with RECEIPT_SERVER_WEBHOOK_SECRET (never a flag, never logged), retrying until
+
+            With --webhook-url, the ledger records events (purchases, entitlement changes, refunds, conflicts) and the \
+            server POSTs each, signed with RECEIPT_SERVER_WEBHOOK_SECRET (never a flag, never logged), retrying until \
             it is delivered or older than --webhook-max-age (`receipt-server webhooks list|replay`).
             """)
 

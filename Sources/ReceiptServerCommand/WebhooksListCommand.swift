@@ -11,8 +11,8 @@ struct WebhooksListCommand: AsyncParsableCommand {
         commandName: "list",
         abstract: "Print the ledger's outgoing events as JSON lines.",
         discussion: """
-            Each line has the keys id, type, key, created_at, attempts, state (pending, delivered or failed) and
-            last_error. Exits 0, 64 for a bad flag, 66 when a SQLite ledger does not exist, 69 when the ledger cannot
+            Each line has the keys id, type, key, created_at, attempts, state (pending, delivered or failed) and \
+            last_error. Exits 0, 64 for a bad flag, 66 when a SQLite ledger does not exist, 69 when the ledger cannot \
             be read.
             """)
 

@@ -10,7 +10,7 @@ struct WebhooksReplayCommand: AsyncParsableCommand {
         commandName: "replay",
         abstract: "Queue events again for delivery: the ones named, or every failed one.",
         discussion: """
-            Prints how many were queued (`queued N`). A running server with a webhook URL delivers them. Exits 0, 64
+            Prints how many were queued (`queued N`). A running server with a webhook URL delivers them. Exits 0, 64 \
             for bad arguments, 66 when a SQLite ledger does not exist, 69 when the ledger cannot be written.
             """)
 

@@ -23,34 +23,34 @@ struct VerifyLocal: AsyncParsableCommand {
         commandName: "verify-local",
         abstract: "Decode and verify App Store receipts locally, without calling Apple.",
         discussion: """
-            Inputs are files, folders (walked recursively; files ending in .receipt, .der, .p7, .p7m,
-            .p7s, .pkcs7, .bin, .b64, .base64 or .txt) or - for standard input. Each input may be raw
-            DER/BER or base64 text (white space, quotes and a data: prefix are tolerated), a StoreKit 2
-            JWS (base64url segments joined by dots), or a JSON object holding one of them under a member
-            that names it: signedPayload (a notification body Apple POSTs: a notification),
-            signedTransactionInfo, signedRenewalInfo, signedAppTransactionInfo, signed_transaction,
-            receipt-data or receipt_data. A JWS's kind comes from that member; a JWS on its own is
+            Inputs are files, folders (walked recursively; files ending in .receipt, .der, .p7, .p7m, \
+            .p7s, .pkcs7, .bin, .b64, .base64 or .txt) or - for standard input. Each input may be raw \
+            DER/BER or base64 text (white space, quotes and a data: prefix are tolerated), a StoreKit 2 \
+            JWS (base64url segments joined by dots), or a JSON object holding one of them under a member \
+            that names it: signedPayload (a notification body Apple POSTs: a notification), \
+            signedTransactionInfo, signedRenewalInfo, signedAppTransactionInfo, signed_transaction, \
+            receipt-data or receipt_data. A JWS's kind comes from that member; a JWS on its own is \
             recognized by the members its kind must have, or named with --jws-kind.
 
-            Receipts are verified by default: the signature, the certificate chain to a trusted root
-            (Apple Root CA is pinned; --root/--roots add others) at the validation time, Apple's marker
+            Receipts are verified by default: the signature, the certificate chain to a trusted root \
+            (Apple Root CA is pinned; --root/--roots add others) at the validation time, Apple's marker \
             extensions, and the policy flags. --decode-only skips verification.
 
-            Remote fallback (off by default): with --remote (Apple's endpoints) or --remote-url /
-            --remote-sandbox-url (e.g. apple-standin's), receipts whose local verdict is inconclusive
-            (iOS 6 receipts, unsupported algorithms, no validation time) are sent to verifyReceipt;
-            valid and invalid verdicts never are. Each result says whether it was decided locally or
+            Remote fallback (off by default): with --remote (Apple's endpoints) or --remote-url / \
+            --remote-sandbox-url (e.g. apple-standin's), receipts whose local verdict is inconclusive \
+            (iOS 6 receipts, unsupported algorithms, no validation time) are sent to verifyReceipt; \
+            valid and invalid verdicts never are. Each result says whether it was decided locally or \
             remotely. The shared secret comes from --password or $RECEIPT_SHARED_SECRET.
 
-            Inputs are verified --jobs at a time (by default as many as there are cores); reports are
-            written in input order, folders' files in path order. Symbolic links are followed, to files
-            and folders; a link back to a folder on its own path (a loop) is not followed, and a line on
+            Inputs are verified --jobs at a time (by default as many as there are cores); reports are \
+            written in input order, folders' files in path order. Symbolic links are followed, to files \
+            and folders; a link back to a folder on its own path (a loop) is not followed, and a line on \
             standard error says so.
 
-            Exit status: 0 when every input is valid (with --decode-only: decoded), 1 when any is
-            invalid, undecodable or unreadable (a file, or a folder inside an input), 2 when none is
-            invalid but some are inconclusive, 64 for a usage error, 66 when there is nothing to
-            verify (an empty folder, or folders with no receipt files: a line on standard error says
+            Exit status: 0 when every input is valid (with --decode-only: decoded), 1 when any is \
+            invalid, undecodable or unreadable (a file, or a folder inside an input), 2 when none is \
+            invalid but some are inconclusive, 64 for a usage error, 66 when there is nothing to \
+            verify (an empty folder, or folders with no receipt files: a line on standard error says \
             so), 74 when the reports cannot be written.
             """)
 
