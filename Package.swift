@@ -5,8 +5,8 @@
 //   BER <- ReceiptModel <- ReceiptVerification <- VerifyLocal
 //   BER, ReceiptModel, ReceiptCrypto <- ReceiptForge <- MintReceipt
 //   ReceiptVerification <- ReceiptRemote (Apple's verifyReceipt, fallback policy) <- ReceiptIntake
-//   ReceiptVerification <- ReceiptLedger (exactly-once transactions, owners, audit; SQLite via GRDB, PostgreSQL via
-//   postgres-nio) <- ReceiptIntake
+//   ReceiptVerification <- ReceiptLedger (exactly-once transactions, owners, audit) <- ReceiptIntake
+//   ReceiptLedger <- ReceiptLedgerStores (SQLite via GRDB, PostgreSQL via postgres-nio) <- ReceiptServerCommand
 //   ReceiptIntake (verify -> ledger -> Apple -> record -> answer, transport-free) <- ReceiptServer, VerifyLocal
 //   ReceiptForge, ReceiptCrypto <- AppleStandIn: a loopback stand-in for Apple's endpoints (verifyReceipt and the App
 //   Store Server API), for tests and by hand
@@ -28,7 +28,7 @@ let package = Package(
         // for minting test receipts under one's own test CA (fixtures/README.md).
         .library(name: "ReceiptVerification", targets: ["ReceiptVerification", "ReceiptModel", "BER"]),
         .library(name: "ReceiptRemote", targets: ["ReceiptRemote"]),
-        .library(name: "ReceiptLedger", targets: ["ReceiptLedger"]),
+        .library(name: "ReceiptLedger", targets: ["ReceiptLedger", "ReceiptLedgerStores"]),
         .library(name: "ReceiptIntake", targets: ["ReceiptIntake"]),
         .library(name: "ReceiptServer", targets: ["ReceiptServer"]),
         .library(name: "ReceiptWebhooks", targets: ["ReceiptWebhooks"]),
@@ -95,17 +95,27 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The ledger: each transaction of a valid receipt recorded once, one owner per original transaction,
-        // an append-only audit trail; one protocol, an embedded SQLite store and a PostgreSQL one.
+        // an append-only audit trail; the store protocol, the plan and the group commit, no storage engine.
         .target(
             name: "ReceiptLedger",
             dependencies: [
                 "BER", "ReceiptModel", "ReceiptVerification",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The ledger's two stores: embedded SQLite (GRDB) and PostgreSQL for replicas (postgres-nio). Apart, so
+        // that what needs the ledger's values but no store (the intake, verify-local) links neither engine.
+        .target(
+            name: "ReceiptLedgerStores",
+            dependencies: [
+                "BER", "ReceiptModel", "ReceiptVerification", "ReceiptLedger",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -166,7 +176,7 @@ let package = Package(
             name: "ReceiptServerCommand",
             dependencies: [
                 "ReceiptServer", "ReceiptIntake", "ReceiptRemote", "ReceiptModel", "ReceiptVerification",
-                "ReceiptLedger", "ReceiptWebhooks",
+                "ReceiptLedger", "ReceiptLedgerStores", "ReceiptWebhooks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 "CMalloc",
@@ -240,7 +250,7 @@ let package = Package(
             name: "ReceiptServerTests",
             dependencies: [
                 "ReceiptServer", "ReceiptIntake", "ReceiptRemote", "AppleStandIn", "ReceiptForge", "ReceiptModel",
-                "ReceiptVerification", "ReceiptLedger", "ReceiptWebhooks", "TestSupport",
+                "ReceiptVerification", "ReceiptLedger", "ReceiptLedgerStores", "ReceiptWebhooks", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -253,9 +263,8 @@ let package = Package(
         .testTarget(
             name: "ReceiptLedgerTests",
             dependencies: [
-                "ReceiptLedger", "ReceiptIntake", "ReceiptForge", "ReceiptModel", "ReceiptVerification",
-                "ReceiptRemote",
-                "TestSupport",
+                "ReceiptLedger", "ReceiptLedgerStores", "ReceiptIntake", "ReceiptForge", "ReceiptModel",
+                "ReceiptVerification", "ReceiptRemote", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -264,7 +273,8 @@ let package = Package(
         .testTarget(
             name: "ReceiptWebhooksTests",
             dependencies: [
-                "ReceiptWebhooks", "ReceiptLedger", "ReceiptModel", "ReceiptVerification", "TestSupport",
+                "ReceiptWebhooks", "ReceiptLedger", "ReceiptLedgerStores", "ReceiptModel", "ReceiptVerification",
+                "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

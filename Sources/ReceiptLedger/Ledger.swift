@@ -1,4 +1,3 @@
-public import Logging
 public import ReceiptModel
 public import ReceiptVerification
 import Synchronization
@@ -7,7 +6,7 @@ import Synchronization
 /// id), answers what a transaction is and what an account is entitled to, and reads the audit trail.
 ///
 /// ```swift
-/// let ledger = Ledger(store: try SQLiteLedgerStore(path: "receipt-ledger.sqlite"))
+/// let ledger = Ledger(store: try SQLiteLedgerStore(path: "receipt-ledger.sqlite"))   // ReceiptLedgerStores
 /// // An entry from a verdict: `LedgerEntry(verification:…)` in ReceiptIntake (which computes the audit digest).
 /// let outcome = try await ledger.record(try LedgerEntry(verification: result, received: body, endpoint: "my-app",
 ///     account: userID, time: now, catalogue: ledger.catalogue, onConflict: ledger.onConflict))
@@ -40,7 +39,7 @@ public final class Ledger: Sendable {
         catalogueFingerprint = catalogue.fingerprint
         self.onConflict = onConflict
         group = GroupCommit(store: store, maximumBatch: maximumBatch)
-        subscriptionState = Atomic(!(store is SQLiteLedgerStore))
+        subscriptionState = Atomic(store.isShared)
     }
 
     /// Whether the ledger may hold subscription state a receipt does not show (renewal info, notifications, JWS
@@ -56,20 +55,6 @@ public final class Ledger: Sendable {
     /// that an event leaves at once rather than at the next poll). It must return quickly; a later call replaces it.
     package func whenEventsRecorded(_ body: @escaping @Sendable () -> Void) {
         eventsRecorded.withLock { $0 = body }
-    }
-
-    /// Opens the store at `location` (creating and migrating it, unless `options` say read-only); `nil` for
-    /// `none`.
-    /// - Throws: ``LedgerError``.
-    public static func openStore(
-        _ location: LedgerLocation, options: LedgerStoreOptions = LedgerStoreOptions(), logger: Logger
-    ) async throws(LedgerError) -> (any LedgerStore)? {
-        switch location {
-        case .none: return nil
-        case .sqlite(let path): return try SQLiteLedgerStore(path: path, options: options)
-        case .postgres(let server):
-            return try await PostgresLedgerStore(location: server, options: options, logger: logger)
-        }
     }
 
     /// Records one verification; returns once it is durable, with what was new.

@@ -1,9 +1,9 @@
 public import ReceiptModel
 public import ReceiptVerification
 
-/// Where the ledger lives: one protocol, two stores (``SQLiteLedgerStore`` embedded, ``PostgresLedgerStore``
-/// for replicas). Every guarantee rests on ``commit(_:)``: one durable transaction per batch, holding the
-/// store's one writer lock from its first read to its commit, deciding with ``LedgerPlan``.
+/// Where the ledger lives: one protocol, two stores in `ReceiptLedgerStores` (`SQLiteLedgerStore` embedded,
+/// `PostgresLedgerStore` for replicas). Every guarantee rests on ``commit(_:)``: one durable transaction per
+/// batch, holding the store's one writer lock from its first read to its commit, deciding with ``LedgerPlan``.
 public protocol LedgerStore: Sendable {
     /// Records a batch of verifications in one transaction: reads the batch's keys under the writer lock,
     /// decides with ``LedgerPlan/decide(_:snapshot:)``, writes, commits durably, and only then returns.
@@ -69,6 +69,11 @@ public protocol LedgerStore: Sendable {
 
     /// Releases connections; the store is not used afterwards.
     func close() async
+
+    /// Whether other processes may write the same ledger (replicas on one PostgreSQL database): then it may hold
+    /// subscription state this process never recorded, and ``Ledger`` consults it for every valid subscription
+    /// receipt. `false` for the embedded SQLite store, which tells what it holds at start instead.
+    var isShared: Bool { get }
 }
 
 extension LedgerStore {

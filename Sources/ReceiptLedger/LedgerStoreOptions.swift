@@ -5,7 +5,7 @@ public struct LedgerStoreOptions: Sendable, Hashable {
     /// PostgreSQL: the longest one call (a batch's whole transaction, a read, the migration) may take.
     public var deadline: Duration
     /// SQLite: sync the WAL to disk on every commit, not only on commits that change what the ledger knows
-    /// (see ``SQLiteLedgerStore``). Costs an fsync per batch of repeat verifications; keeps their audit entries
+    /// (see `SQLiteLedgerStore`). Costs an fsync per batch of repeat verifications; keeps their audit entries
     /// through a power loss.
     public var syncEveryCommit: Bool
     /// Opens for reading only (the audit command): no migration, no lock taken; the schema must exist.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ReceiptLedger
+import ReceiptLedgerStores
 import ReceiptModel
 import ReceiptServer
 

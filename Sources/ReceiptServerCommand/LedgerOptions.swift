@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ReceiptLedger
+import ReceiptLedgerStores
 
 /// The flags every command that opens the ledger shares: where it is, the product catalogue and the conflict policy
 /// (`--ledger`, `--products`, `--on-conflict`), each with its environment variable.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ReceiptLedger
+import ReceiptLedgerStores
 
 /// `receipt-server webhooks …`: reads the ledger's outgoing events and queues parked ones again, without serving.
 @available(macOS 10.15, *)

@@ -23,8 +23,12 @@ import Testing
             "BER", "ReceiptModel", "ReceiptCrypto", "ReceiptVerification", "AsyncHTTPClient", "Logging",
         ]).union(nio)
             .union(foundation),
-        "ReceiptLedger": Set([
-            "BER", "ReceiptModel", "ReceiptVerification", "GRDB", "GRDBSQLite", "PostgresNIO", "Logging",
+        // The ledger's rules and values, no storage engine: what imports it (the intake, verify-local through it)
+        // links neither SQLite nor PostgreSQL.
+        "ReceiptLedger": ["BER", "ReceiptModel", "ReceiptVerification", "NIOCore", "NIOPosix"],
+        "ReceiptLedgerStores": Set([
+            "BER", "ReceiptModel", "ReceiptVerification", "ReceiptLedger", "GRDB", "GRDBSQLite", "PostgresNIO",
+            "Logging",
         ])
         .union(nio),
         "ReceiptIntake": [

@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import ReceiptLedger
+@testable import ReceiptLedgerStores
 
 /// The outbox (issue 27), against both stores: events written in the transaction of the facts that cause them, and
 /// leased, settled, listed and queued again as the deliverers use them.

@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 @testable import ReceiptLedger
+@testable import ReceiptLedgerStores
 
 /// Each guarantee of the ledger, against both stores: SQLite in a temporary file, PostgreSQL in a fresh
 /// database of the throw-away cluster `scripts/test` starts (skipped without it).

@@ -7,6 +7,7 @@ import Testing
 
 @testable import ReceiptIntake
 @testable import ReceiptLedger
+@testable import ReceiptLedgerStores
 
 /// Where a backfill of missed App Store Server Notifications starts: the latest signed date of the V2
 /// notifications the ledger holds about one app in one environment (schema version 4), against both stores, from a

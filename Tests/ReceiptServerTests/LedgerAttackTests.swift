@@ -7,6 +7,7 @@ import Logging
 import ReceiptForge
 import ReceiptIntake
 import ReceiptLedger
+import ReceiptLedgerStores
 import ReceiptModel
 import ReceiptRemote
 @_spi(Fuzzing) import ReceiptServer

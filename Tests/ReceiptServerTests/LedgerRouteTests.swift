@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import ReceiptLedger
+import ReceiptLedgerStores
 import ReceiptModel
 import ReceiptRemote
 import ReceiptServer
@@ -187,6 +188,7 @@ struct LedgerRouteTests {
     }
 
     struct FailingLedgerStore: LedgerStore {
+        var isShared: Bool { true }
         func commit(_ entries: [LedgerEntry]) async throws(LedgerError) -> [LedgerOutcome] {
             throw LedgerError(.unavailable, "gone")
         }

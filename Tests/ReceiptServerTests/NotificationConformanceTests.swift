@@ -9,6 +9,7 @@ import TestSupport
 import Testing
 
 @testable import ReceiptLedger
+@testable import ReceiptLedgerStores
 
 /// What Apple sends today, taken exactly: the real 2025 notification, every type of the conformance corpus (and ones
 /// Apple has not defined yet) answered 200 once verified, and the app Apple id checked as Apple checks it.

@@ -10,6 +10,7 @@ import TestSupport
 import Testing
 
 @testable import ReceiptLedger
+@testable import ReceiptLedgerStores
 
 /// `POST /v1/notifications/appstore` and `/v1/verify`'s `signed_transaction`, in-process on a SQLite ledger:
 /// what is refused (and still audited), V1's authentication and unverified hints, and a retry's single effect.

@@ -3,6 +3,7 @@ import Foundation
 import ReceiptForge
 import ReceiptIntake
 import ReceiptLedger
+import ReceiptLedgerStores
 import ReceiptModel
 import ReceiptRemote
 import ReceiptVerification

@@ -4,6 +4,7 @@ import Logging
 import ReceiptForge
 import ReceiptIntake
 import ReceiptLedger
+import ReceiptLedgerStores
 import ReceiptModel
 import ReceiptRemote
 import ReceiptVerification

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import ReceiptLedger
+import ReceiptLedgerStores
 import ReceiptModel
 import ReceiptRemote
 import ReceiptServer

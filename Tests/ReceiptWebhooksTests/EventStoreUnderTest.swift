@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ReceiptLedger
+import ReceiptLedgerStores
 import ReceiptModel
 import ReceiptVerification
 import TestSupport

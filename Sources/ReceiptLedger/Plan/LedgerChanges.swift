@@ -8,6 +8,12 @@ package struct LedgerChanges: Sendable {
         package var originalTransactionID: String
         package var account: String
         package var time: ReceiptDate
+
+        package init(originalTransactionID: String, account: String, time: ReceiptDate) {
+            self.originalTransactionID = originalTransactionID
+            self.account = account
+            self.time = time
+        }
     }
 
     /// Transactions the ledger had never seen (inserted; a primary-key violation fails the batch).

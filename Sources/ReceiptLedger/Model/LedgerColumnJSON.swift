@@ -27,7 +27,7 @@ import BER
     }
 
     /// The text of an id list column.
-    static func column(ids: [String]) -> String {
+    package static func column(ids: [String]) -> String {
         if ids.isEmpty { return "[]" }
         var writer = JSONWriter(capacity: 16 + 24 * ids.count)
         write(ids: ids, to: &writer)
@@ -35,7 +35,7 @@ import BER
     }
 
     /// The text of a conflicts column.
-    static func column(conflicts: [LedgerConflict]) -> String {
+    package static func column(conflicts: [LedgerConflict]) -> String {
         if conflicts.isEmpty { return "[]" }
         var writer = JSONWriter(capacity: 2 + 96 * conflicts.count)
         write(conflicts: conflicts, to: &writer)

@@ -1,5 +1,6 @@
 import GRDB
 import GRDBSQLite
+import ReceiptLedger
 
 /// A statement GRDB prepared and caches, bound and run with SQLite's own calls.
 ///

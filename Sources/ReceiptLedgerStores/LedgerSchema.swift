@@ -1,3 +1,5 @@
+import ReceiptLedger
+
 /// The ledger's schema, as numbered migrations for each store's SQL dialect. A store applies the ones its
 /// database lacks, in order, each in the transaction that records its number in `ledger_schema`, under the
 /// store's writer lock (so replicas starting together migrate once). A database whose schema is newer than

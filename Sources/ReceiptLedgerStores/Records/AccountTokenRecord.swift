@@ -1,3 +1,5 @@
+import ReceiptLedger
+
 /// A `ledger_account_tokens` row: a transaction's `appAccountToken`, written once.
 struct AccountTokenRecord: LedgerRecord {
     /// The columns, in the order the stores bind and read them.

@@ -1,4 +1,5 @@
 import PostgresNIO
+import ReceiptLedger
 
 // The records as postgres-nio reads them: a fetched row's cells by column name.
 

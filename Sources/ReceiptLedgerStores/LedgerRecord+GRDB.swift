@@ -1,4 +1,5 @@
 import GRDB
+import ReceiptLedger
 
 // The records as GRDB reads and binds them: a fetched `Row` read by column name, a value bound as GRDB's own.
 

@@ -1,3 +1,5 @@
+import ReceiptLedger
+
 /// One table's row as a Swift value: what each of its columns (``Column``) holds, written and read in one place for
 /// both stores. A store binds ``value(_:)`` in its own way and reads a fetched row through ``LedgerRow``.
 protocol LedgerRecord: Sendable {

@@ -1,3 +1,4 @@
+import ReceiptLedger
 import ReceiptModel
 
 /// A `ledger_renewals` row: one subscription's latest verified renewal info.

@@ -1,3 +1,5 @@
+import ReceiptLedger
+
 /// One table's columns, each named once: the conforming enum's cases, in declaration order, are the order in
 /// which every statement of both stores names, binds and reads them, and every SQL text that lists them is
 /// generated from it (``list(_:prefix:)``, ``recordDefinition``). Only the migrations (``LedgerSchema``) spell the

@@ -1,3 +1,4 @@
+import ReceiptLedger
 import ReceiptModel
 import ReceiptVerification
 

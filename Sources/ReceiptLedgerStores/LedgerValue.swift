@@ -1,3 +1,5 @@
+import ReceiptLedger
+
 /// A value as a ledger column holds it: text, a 64-bit integer, or NULL. What a record (``LedgerRecord``) writes,
 /// whatever the store: each store binds it in its own way.
 enum LedgerValue: Sendable, Hashable {

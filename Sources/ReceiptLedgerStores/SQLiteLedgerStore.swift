@@ -1,6 +1,7 @@
 import BER
 import GRDB
 import Glibc
+@_spi(Fuzzing) public import ReceiptLedger
 public import ReceiptModel
 public import ReceiptVerification
 import Synchronization
@@ -72,6 +73,9 @@ public final class SQLiteLedgerStore: LedgerStore {
             }
         }
     }
+
+    /// One process writes it; what it holds of subscriptions is read at start (``holdsSubscriptionState()``).
+    public var isShared: Bool { false }
 
     public func close() async {
         try? pool.close()

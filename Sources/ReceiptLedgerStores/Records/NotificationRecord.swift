@@ -1,3 +1,4 @@
+import ReceiptLedger
 import ReceiptModel
 
 /// A `ledger_notifications` row: one App Store Server Notification, recorded once.

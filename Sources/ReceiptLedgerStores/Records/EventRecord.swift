@@ -1,3 +1,4 @@
+import ReceiptLedger
 import ReceiptModel
 
 /// A `ledger_events` row: one event of the outbox, its body fixed at commit, its delivery state moving as deliveries

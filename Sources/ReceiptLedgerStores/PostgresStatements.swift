@@ -1,4 +1,5 @@
 import PostgresNIO
+import ReceiptLedger
 @_spi(Fuzzing) import ReceiptModel
 
 /// Every SQL text the PostgreSQL store runs, generated once from the tables' column lists (``LedgerColumn``).

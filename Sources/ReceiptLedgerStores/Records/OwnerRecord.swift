@@ -1,3 +1,4 @@
+import ReceiptLedger
 import ReceiptModel
 
 /// A `ledger_owners` row: the account an original transaction id is bound to, once.

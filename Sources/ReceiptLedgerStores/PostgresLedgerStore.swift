@@ -2,6 +2,7 @@ import BER
 public import Logging
 import NIOSSL
 import PostgresNIO
+@_spi(Fuzzing) public import ReceiptLedger
 @_spi(Fuzzing) public import ReceiptModel
 public import ReceiptVerification
 import Synchronization
@@ -77,6 +78,9 @@ public final class PostgresLedgerStore: LedgerStore {
             throw error
         }
     }
+
+    /// Replicas share the database.
+    public var isShared: Bool { true }
 
     public func close() async {
         runner.cancel()

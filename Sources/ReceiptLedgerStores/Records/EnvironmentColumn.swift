@@ -1,3 +1,4 @@
+import ReceiptLedger
 import ReceiptVerification
 
 /// The text an `environment` column holds: the environment's raw value. For none, `ledger_transactions` and

@@ -1,4 +1,5 @@
 import GRDB
+import ReceiptLedger
 
 /// Every SQL text the SQLite store runs, generated once from the tables' column lists (``LedgerColumn``).
 /// A set of ids is bound as one JSON array text and read with `json_each`, so that each statement has one text

@@ -1,4 +1,5 @@
 import PostgresNIO
+import ReceiptLedger
 
 /// A statement of ``PostgresStatements`` run prepared: parsed and planned once per connection (postgres-nio prepares
 /// it on first use and keeps it), then only bound and executed. The statements a repeat sighting runs spent about as

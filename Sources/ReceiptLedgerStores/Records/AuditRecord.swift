@@ -1,3 +1,4 @@
+@_spi(Fuzzing) import ReceiptLedger
 import ReceiptModel
 import ReceiptVerification
 
