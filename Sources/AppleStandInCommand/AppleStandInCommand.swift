@@ -18,9 +18,9 @@ struct AppleStandInCommand: AsyncParsableCommand {
         abstract:
             "Serve a stand-in for Apple's verifyReceipt and App Store Server API (production and sandbox) on loopback.",
         discussion: """
-            Prints one JSON line once listening, with the members production_url and sandbox_url (each ending \
-            in /verifyReceipt) and production_api_url and sandbox_api_url (e.g. "http://127.0.0.1:40001"), then \
-            serves until interrupted. Scripts are comma-separated behaviours used once each, in order, before the \
+            Prints one JSON line once listening, with four members: production_url and sandbox_url \
+            (http://127.0.0.1:PORT/verifyReceipt), production_api_url and sandbox_api_url (the base URLs, \
+            http://127.0.0.1:PORT), then serves until interrupted. Scripts are comma-separated behaviours used once each, in order, before the \
             faithful answer: apple, status:N, retryable:N, http:N, malformed, drop, huge:BYTES, slow:MILLISECONDS.
 
             The same listeners serve the App Store Server API (Apple's paths under the *_api_url: production is the \

@@ -6,7 +6,7 @@ import Synchronization
 /// id), answers what a transaction is and what an account is entitled to, and reads the audit trail.
 ///
 /// ```swift
-/// let ledger = Ledger(store: try SQLiteLedgerStore(path: "receipt-ledger.sqlite"))   // ReceiptLedgerStores
+/// let ledger = Ledger(store: try SQLiteLedgerStore(path: "receipt-ledger.sqlite"))   // import ReceiptLedgerStores
 /// // An entry from a verdict: `LedgerEntry(verification:…)` in ReceiptIntake (which computes the audit digest).
 /// let outcome = try await ledger.record(try LedgerEntry(verification: result, received: body, endpoint: "my-app",
 ///     account: userID, time: now, catalogue: ledger.catalogue, onConflict: ledger.onConflict))

@@ -70,13 +70,17 @@ public protocol LedgerStore: Sendable {
     /// Releases connections; the store is not used afterwards.
     func close() async
 
-    /// Whether other processes may write the same ledger (replicas on one PostgreSQL database): then it may hold
+    /// Whether replicas share this ledger (several servers on one PostgreSQL database): then it may hold
     /// subscription state this process never recorded, and ``Ledger`` consults it for every valid subscription
-    /// receipt. `false` for the embedded SQLite store, which tells what it holds at start instead.
+    /// receipt. `false` for the embedded SQLite store, which the server asks at start whether it holds any.
+    /// `true` unless a store says otherwise.
     var isShared: Bool { get }
 }
 
 extension LedgerStore {
+    /// Shared unless the store says otherwise: the safe answer (the ledger then reads subscription state back).
+    public var isShared: Bool { true }
+
     /// Leases to `owner` up to `limit` events it may deliver now, each until `leaseUntil`
     /// (``settleAndClaimEvents(settling:owner:now:leaseUntil:limit:)`` settling nothing).
     public func claimEvents(owner: String, now: ReceiptDate, leaseUntil: ReceiptDate, limit: Int)

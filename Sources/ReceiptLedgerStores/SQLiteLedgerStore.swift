@@ -74,7 +74,8 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
-    /// One process writes it; what it holds of subscriptions is read at start (``holdsSubscriptionState()``).
+    /// Not shared by replicas: the server asks at start whether it holds subscription state
+    /// (``holdsSubscriptionState()``).
     public var isShared: Bool { false }
 
     public func close() async {

@@ -45,6 +45,12 @@ import Testing
             "ReceiptWebhooks", "Hummingbird", "HTTPTypes", "Logging", "Metrics", "Prometheus", "ServiceLifecycle",
             "UnixSignals",
         ],
+        // verify-local verifies through the intake and keeps no ledger: never a store (ReceiptLedgerStores), so that
+        // it links no database engine.
+        "VerifyLocal": Set([
+            "ArgumentParser", "BER", "CMalloc", "Logging", "ReceiptIntake", "ReceiptModel", "ReceiptRemote",
+            "ReceiptVerification",
+        ]).union(foundation),
         // A test double: Foundation for the test PKI's folder of its in-process form (the benchmarks').
         "AppleStandIn": Set([
             "BER", "ReceiptModel", "ReceiptVerification", "ReceiptForge", "ReceiptCrypto", "Hummingbird", "Logging",

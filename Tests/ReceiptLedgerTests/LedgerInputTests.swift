@@ -146,7 +146,6 @@ import Testing
     }
 
     struct FailingStore: LedgerStore {
-        var isShared: Bool { true }
         func commit(_ entries: [LedgerEntry]) async throws(LedgerError) -> [LedgerOutcome] {
             throw LedgerError(.unavailable, "gone")
         }

@@ -188,7 +188,6 @@ struct LedgerRouteTests {
     }
 
     struct FailingLedgerStore: LedgerStore {
-        var isShared: Bool { true }
         func commit(_ entries: [LedgerEntry]) async throws(LedgerError) -> [LedgerOutcome] {
             throw LedgerError(.unavailable, "gone")
         }

@@ -14,8 +14,6 @@ final class InMemoryEventStore: LedgerStore {
     }
 
     private let stored = Mutex<[Stored]>([])
-    /// One process's memory.
-    var isShared: Bool { false }
 
     /// Adds events as if committed, in this order (their `sequence` is set here).
     func add(_ events: [LedgerEvent]) {
