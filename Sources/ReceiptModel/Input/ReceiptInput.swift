@@ -10,7 +10,9 @@
 /// the bytes that were decoded: ``canonicalBytes(of:)`` strips the client's wrapping and returns the
 /// receipt's own bytes (``CanonicalBytes``), and ``init(canonical:)`` decodes those.
 public enum ReceiptInput: Sendable {
-    case appReceipt(AppReceipt)
+    /// Boxed: an ``AppReceipt`` holds about twenty references (its slices and arrays), and a verdict, its report and
+    /// the ledger's intake each copy the input they carry; one box makes each copy one reference count, not twenty.
+    indirect case appReceipt(AppReceipt)
     case iOS6(IOS6TransactionReceipt)
 
     /// The bytes a receipt is decoded from, once the client's wrapping is gone: the BER/DER of an app
