@@ -1,5 +1,4 @@
 import BER
-import Foundation
 import Logging
 import ReceiptIntake
 @_spi(Fuzzing) import ReceiptModel
@@ -311,8 +310,11 @@ struct ReceiptReport {
     /// How many purchases a text report lists before summarising the rest.
     static let purchasesShownAsText = 20
 
+    /// A text row's label column, in characters: labels are cut or padded to it.
+    static let rowLabelWidth = 13
+
     static func row(_ label: String, _ value: String) -> String {
-        "  " + label.padding(toLength: 13, withPad: " ", startingAt: 0) + value
+        "  " + label.prefix(rowLabelWidth) + String(repeating: " ", count: max(0, rowLabelWidth - label.count)) + value
     }
 
     static func digestName(_ oid: String) -> String {

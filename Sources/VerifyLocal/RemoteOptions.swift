@@ -1,9 +1,13 @@
 import ArgumentParser
-import Foundation
 import Logging
 import ReceiptModel
 import ReceiptRemote
 import ReceiptVerification
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The remote-fallback flags of `verify-local`: Apple's verifyReceipt (or a stand-in) for receipts the
 /// local check cannot decide.

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import ReceiptModel
 import ReceiptVerification
 

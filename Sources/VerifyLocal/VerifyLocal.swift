@@ -1,9 +1,13 @@
 import ArgumentParser
-import Foundation
 import ReceiptIntake
 import ReceiptModel
 import ReceiptRemote
 import ReceiptVerification
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import CMalloc

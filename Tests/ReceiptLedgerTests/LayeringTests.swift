@@ -72,18 +72,77 @@ import Testing
         return found
     }
 
-    @Test(arguments: allowed.keys.sorted())
-    func eachLayerImportsOnlyWhatItMay(target: String) throws {
+    /// What `verify-local` links of the package. On Linux each module takes FoundationEssentials, never the whole of
+    /// Foundation: that would link Foundation's internationalization, CoreFoundation and ICU into the executable, a third
+    /// of its size and a fifth of the protocol conformances the runtime scans at every start (BENCHMARKS.md, "Issue 28").
+    static let essentialsOnly = [
+        "BER", "ReceiptModel", "ReceiptCrypto", "ReceiptVerification", "ReceiptRemote", "ReceiptLedger",
+        "ReceiptIntake", "VerifyLocal",
+    ]
+
+    /// Each Swift file of `target`, by its path in the target's folder, with its text.
+    static func sources(of target: String) throws -> [(file: String, text: String)] {
         let folder = SharedTestData.packageRoot.appendingPathComponent("Sources").appendingPathComponent(target)
         let files = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
             .filter { $0.hasSuffix(".swift") }
-        #expect(!files.isEmpty, "\(target) has sources")
+        return try files.map { ($0, try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8)) }
+    }
+
+    /// `true` when every `import Foundation` of `source` is the `#else` of `#if canImport(FoundationEssentials)`.
+    static func importsFoundationOnlyAsFallback(in source: String) -> Bool {
+        var inFallback = false
+        var inEssentialsCheck = false
+        for line in source.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            if line == "#if canImport(FoundationEssentials)" {
+                inEssentialsCheck = true
+            } else if line == "#else" {
+                inFallback = inEssentialsCheck
+            } else if line == "#endif" {
+                inEssentialsCheck = false
+                inFallback = false
+            } else if !inFallback, imports(in: line).contains("Foundation") {
+                return false
+            }
+        }
+        return true
+    }
+
+    @Test(arguments: allowed.keys.sorted())
+    func eachLayerImportsOnlyWhatItMay(target: String) throws {
+        let sources = try Self.sources(of: target)
+        #expect(!sources.isEmpty, "\(target) has sources")
         let allowed = (Self.allowed[target] ?? []).union(target == "BER" ? [] : Self.platform).union([target])
-        for file in files {
-            let source = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+        for (file, source) in sources {
             let stray = Self.imports(in: source).subtracting(allowed)
             #expect(stray.isEmpty, "\(target)/\(file) imports \(stray.sorted()), which its layer may not")
         }
+    }
+
+    @Test(arguments: essentialsOnly)
+    func verifyLocalsModulesTakeFoundationEssentials(target: String) throws {
+        let sources = try Self.sources(of: target)
+        #expect(!sources.isEmpty, "\(target) has sources")
+        for (file, source) in sources {
+            #expect(
+                Self.importsFoundationOnlyAsFallback(in: source),
+                "\(target)/\(file) imports Foundation where FoundationEssentials would do")
+        }
+    }
+
+    /// The fallback reader tells the two forms apart, so the check above can fail.
+    @Test func theFallbackReaderTellsAnImportFromAFallback() {
+        let fallback = """
+            import A
+            #if canImport(FoundationEssentials)
+                import FoundationEssentials
+            #else
+                import Foundation
+            #endif
+            """
+        #expect(Self.importsFoundationOnlyAsFallback(in: fallback))
+        #expect(!Self.importsFoundationOnlyAsFallback(in: "import A\ninternal import Foundation\n"))
+        #expect(!Self.importsFoundationOnlyAsFallback(in: "#if canImport(Glibc)\n#else\nimport Foundation\n#endif\n"))
+        #expect(!Self.importsFoundationOnlyAsFallback(in: fallback + "\nimport Foundation\n"))
     }
 
     /// The reader finds what the rule is about, so the check above can fail.

@@ -1,6 +1,10 @@
 internal import BER
-internal import Foundation
 package import ReceiptCrypto
+#if canImport(FoundationEssentials)
+    internal import FoundationEssentials
+#else
+    internal import Foundation
+#endif
 
 /// The certificates a receipt's chain may end at.
 ///
@@ -54,11 +58,10 @@ public struct TrustAnchors: Sendable {
     /// (`.pem`, `.crt`, `.cer`, `.der`), as roots.
     /// - Throws: ``VerificationError`` when a path cannot be read or a file holds no certificate.
     public mutating func addRoots(fromPath path: String) throws(VerificationError) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
             throw VerificationError(.unreadableFile, "\(path) does not exist")
         }
-        guard isDirectory.boolValue else {
+        guard attributes[.type] as? FileAttributeType == .typeDirectory else {
             additionalRoots += try Self.load(file: path)
             return
         }
@@ -69,9 +72,16 @@ public struct TrustAnchors: Sendable {
             throw VerificationError(.unreadableFile, "\(path): \(error)")
         }
         let extensions: Set<String> = ["pem", "crt", "cer", "der"]
-        for name in names where extensions.contains((name as NSString).pathExtension.lowercased()) {
-            additionalRoots += try Self.load(file: (path as NSString).appendingPathComponent(name))
+        for name in names where extensions.contains(Self.fileExtension(of: name)) {
+            additionalRoots += try Self.load(file: path.hasSuffix("/") ? path + name : path + "/" + name)
         }
+    }
+
+    /// What follows a file name's last dot, lowercased; empty when there is none, or only a leading one (`.pem`, a
+    /// hidden file, has no extension).
+    private static func fileExtension(of name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return name[name.index(after: dot)...].lowercased()
     }
 
     /// `true` when `certificate` may serve as an anchor because of a pin (not an additional root).
