@@ -80,6 +80,27 @@ struct FixtureVerificationTests {
             try missing.addRoots(fromPath: "/nonexistent/roots")
         }
     }
+
+    /// A folder's roots are its `.pem`, `.crt`, `.cer` and `.der` files, the extension in any case; a hidden file named
+    /// `.pem` has no extension, and other files are not read (garbage in them does not fail the load).
+    @Test func aFolderOfRootsIsReadByExtension() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("roots-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let certs = VerificationTestData.certsDirectory
+        try FileManager.default.copyItem(
+            at: certs.appendingPathComponent("test-root.pem"), to: folder.appendingPathComponent("first.pem"))
+        try FileManager.default.copyItem(
+            at: certs.appendingPathComponent("other-root.pem"), to: folder.appendingPathComponent("second.root.CRT"))
+        for name in [".pem", "notes.txt", "pem", "trailing.pem.bak"] {
+            try Data("not a certificate".utf8).write(to: folder.appendingPathComponent(name))
+        }
+        for path in [folder.path, folder.path + "/"] {
+            var anchors = TrustAnchors()
+            try anchors.addRoots(fromPath: path)
+            #expect(anchors.additionalRoots.count == 2, "\(path)")
+        }
+    }
 }
 
 @Suite("Hostile variations")
