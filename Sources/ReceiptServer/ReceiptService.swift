@@ -1,5 +1,6 @@
 public import Hummingbird
 public import Logging
+import NIOCore
 public import ReceiptIntake
 public import ReceiptLedger
 public import ReceiptRemote
@@ -81,11 +82,13 @@ public struct ReceiptService: Sendable {
         onServerRunning: @escaping @Sendable (_ port: Int?) async -> Void = { _ in }
     ) -> Application<RouterResponder<BasicRequestContext>> {
         let configuration = routes.configuration
-        let idle = configuration.idleTimeout.components
-        let idleMilliseconds = idle.seconds * 1000 + idle.attoseconds / 1_000_000_000_000_000
+        let bodyReader = routes.bodyReader
         return Application(
             router: routes.makeRouter(),
-            server: .http1(configuration: .init(idleTimeout: .milliseconds(idleMilliseconds))),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: bodyReader.deadlineHandler().map { [$0] } ?? [],
+                    idleTimeout: TimeAmount(configuration.idleTimeout))),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "receipt-server"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port) },

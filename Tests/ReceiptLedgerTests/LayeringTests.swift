@@ -42,8 +42,8 @@ import Testing
         ],
         "ReceiptServer": [
             "BER", "ReceiptModel", "ReceiptVerification", "ReceiptRemote", "ReceiptLedger", "ReceiptIntake",
-            "ReceiptWebhooks", "Hummingbird", "HTTPTypes", "Logging", "Metrics", "Prometheus", "ServiceLifecycle",
-            "UnixSignals",
+            "ReceiptWebhooks", "Hummingbird", "HTTPTypes", "Logging", "Metrics", "NIOCore", "NIOHTTPTypes",
+            "Prometheus", "ServiceLifecycle", "UnixSignals",
         ],
         // verify-local verifies through the intake and keeps no ledger: never a store (ReceiptLedgerStores), so that
         // it links no database engine.

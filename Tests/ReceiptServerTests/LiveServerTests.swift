@@ -139,7 +139,7 @@ struct LiveServerTests {
         }
     }
 
-    @Test("a client that sends its head and stalls gets 408 after the body timeout; others are unaffected")
+    @Test("a client that sends its head and stalls gets 408 after the body timeout, then a close; others go on")
     func slowClient() async throws {
         let receipt = try Support.fixture("valid-sha256.receipt")
         let service = try Support.service(Support.configuration(bodyTimeout: .milliseconds(800)))
@@ -154,6 +154,8 @@ struct LiveServerTests {
             let response = await onOwnThread { stalled.receiveResponse() }
             #expect(RawConnection.statusCode(response) == 408)
             #expect(ContinuousClock.now - started < .seconds(9))
+            // What the client sends next can no longer be told from the late body: the connection is closed.
+            #expect(await onOwnThread { stalled.waitForClose() })
         }
     }
 
