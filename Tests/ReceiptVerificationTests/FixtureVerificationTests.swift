@@ -82,11 +82,18 @@ struct FixtureVerificationTests {
     }
 
     /// A folder's roots are its `.pem`, `.crt`, `.cer` and `.der` files, the extension in any case; a hidden file named
-    /// `.pem` has no extension, and other files are not read (garbage in them does not fail the load).
+    /// `.pem` has no extension, and other files are not read (garbage in them does not fail the load). A symbolic link
+    /// to the folder is the folder.
     @Test func aFolderOfRootsIsReadByExtension() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("roots-\(UUID().uuidString)")
+        let name = "roots-\(UUID().uuidString)"
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(name)
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent(name + "-link")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: folder)
+        defer {
+            try? FileManager.default.removeItem(at: link)
+            try? FileManager.default.removeItem(at: folder)
+        }
         let certs = VerificationTestData.certsDirectory
         try FileManager.default.copyItem(
             at: certs.appendingPathComponent("test-root.pem"), to: folder.appendingPathComponent("first.pem"))
@@ -95,7 +102,7 @@ struct FixtureVerificationTests {
         for name in [".pem", "notes.txt", "pem", "trailing.pem.bak"] {
             try Data("not a certificate".utf8).write(to: folder.appendingPathComponent(name))
         }
-        for path in [folder.path, folder.path + "/"] {
+        for path in [folder.path, folder.path + "/", link.path] {
             var anchors = TrustAnchors()
             try anchors.addRoots(fromPath: path)
             #expect(anchors.additionalRoots.count == 2, "\(path)")

@@ -58,10 +58,16 @@ public struct TrustAnchors: Sendable {
     /// (`.pem`, `.crt`, `.cer`, `.der`), as roots.
     /// - Throws: ``VerificationError`` when a path cannot be read or a file holds no certificate.
     public mutating func addRoots(fromPath path: String) throws(VerificationError) {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
+        // Follows a symbolic link, as a folder of roots mounted or linked into place often is.
+        #if canImport(FoundationEssentials)
+            var isDirectory = false
+        #else
+            var isDirectory: ObjCBool = false
+        #endif
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw VerificationError(.unreadableFile, "\(path) does not exist")
         }
-        guard attributes[.type] as? FileAttributeType == .typeDirectory else {
+        guard Bool(isDirectory) else {
             additionalRoots += try Self.load(file: path)
             return
         }
