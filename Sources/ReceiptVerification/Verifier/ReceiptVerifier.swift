@@ -84,7 +84,8 @@ public final class ReceiptVerifier: Sendable {
         now: ReceiptDate? = nil
     ) -> Verdict {
         switch input {
-        case .appReceipt(let receipt): verify(receipt, validationTime: validationTime, policy: policy, now: now)
+        case .appReceipt(let receipt):
+            verify(receipt, as: input, validationTime: validationTime, policy: policy, now: now)
         case .iOS6(let receipt): verify(receipt, validationTime: validationTime, policy: policy, now: now)
         }
     }
@@ -100,6 +101,14 @@ public final class ReceiptVerifier: Sendable {
         _ receipt: AppReceipt, validationTime: ValidationTime? = nil, policy: ReceiptPolicy? = nil,
         now: ReceiptDate? = nil
     ) -> Verdict {
+        verify(receipt, as: .appReceipt(receipt), validationTime: validationTime, policy: policy, now: now)
+    }
+
+    /// The same, with `input` the receipt as its verdict carries it: the input it was decoded as, not boxed again.
+    private func verify(
+        _ receipt: AppReceipt, as input: ReceiptInput, validationTime: ValidationTime?, policy: ReceiptPolicy?,
+        now: ReceiptDate?
+    ) -> Verdict {
         let timePolicy = validationTime ?? configuration.validationTime
         let policy = policy ?? configuration.policy
         let payload = receipt.payload
@@ -109,7 +118,7 @@ public final class ReceiptVerifier: Sendable {
 
         func finish(_ reasons: [Reason], chain: [String] = []) -> Verdict {
             Self.verdict(
-                reasons, receipt: .appReceipt(receipt), environment: environment, validationTime: timePolicy,
+                reasons, receipt: input, environment: environment, validationTime: timePolicy,
                 instant: instant, chain: chain)
         }
 
