@@ -87,6 +87,7 @@ public struct ReceiptService: Sendable {
             router: routes.makeRouter(),
             server: .http1(
                 configuration: .init(
+                    // An autoclosure Hummingbird runs for each connection: a handler of its own for each.
                     additionalChannelHandlers: bodyReader.deadlineHandler().map { [$0] } ?? [],
                     idleTimeout: TimeAmount(configuration.idleTimeout))),
             configuration: ApplicationConfiguration(

@@ -65,11 +65,43 @@ import Testing
         #expect(Self.timedOut(channel))
     }
 
-    @Test func aClosedConnectionCancelsItsClock() throws {
-        let channel = try Self.channel()
+    /// A connection that ends with a body pending leaves no timer behind holding its handler (and, through it, the
+    /// channel) until the deadline, nor one that fires later.
+    @Test func anEndedConnectionLeavesNoTimer() throws {
+        let handler = BodyDeadlineHandler(timeout: Self.timeout)
+        let channel = EmbeddedChannel(handler: handler)
         try channel.writeInbound(Self.head)
+        #expect(handler.isTimerSet)
         channel.pipeline.fireChannelInactive()
+        #expect(!handler.isTimerSet)
         channel.embeddedEventLoop.advanceTime(by: Self.timeout * 2)
+        #expect(!Self.timedOut(channel))
+    }
+
+    /// The same when the handler leaves the pipeline.
+    @Test func aRemovedHandlerLeavesNoTimer() throws {
+        let handler = BodyDeadlineHandler(timeout: Self.timeout)
+        let channel = EmbeddedChannel(handler: handler)
+        try channel.writeInbound(Self.head)
+        #expect(handler.isTimerSet)
+        try channel.pipeline.syncOperations.removeHandler(handler).wait()
+        #expect(!handler.isTimerSet)
+    }
+
+    /// Under a stream of requests the timer is set once, by the first head, not once per request.
+    @Test func manyRequestsShareOneTimer() throws {
+        let handler = BodyDeadlineHandler(timeout: Self.timeout)
+        let channel = EmbeddedChannel(handler: handler)
+        for _ in 0..<100 {
+            try channel.writeInbound(Self.head)
+            try channel.writeInbound(HTTPRequestPart.end(nil))
+            channel.embeddedEventLoop.advanceTime(by: .milliseconds(50))
+        }
+        // Five seconds in, the first timer (set at the first head) has not fired; after it fires with nothing pending,
+        // none is set until the next head.
+        #expect(handler.isTimerSet)
+        channel.embeddedEventLoop.advanceTime(by: Self.timeout)
+        #expect(!handler.isTimerSet)
         #expect(!Self.timedOut(channel))
     }
 }

@@ -94,7 +94,7 @@ struct RefusalWireTests {
         Case(
             name: "verifyReceipt: body too slow",
             request: truncated("/verifyReceipt", length: 100, sent: "{\"receipt-"),
-            expected: json("408 Request Timeout", #"{"status":21000}"#)),
+            expected: json("408 Request Timeout", #"{"status":21000}"#, after: ["Connection: close"])),
         Case(
             name: "v1: not JSON", request: post("/v1/verify", "{bad json"),
             expected: json("400 Bad Request", error("server.invalid_json", "expected a member name"))),
@@ -141,7 +141,8 @@ struct RefusalWireTests {
         Case(
             name: "v1: body too slow", request: truncated("/v1/verify", length: 100, sent: "{\"receipt_"),
             expected: json(
-                "408 Request Timeout", error("server.body_timeout", "the body did not arrive within 0.5 seconds"))),
+                "408 Request Timeout", error("server.body_timeout", "the body did not arrive within 0.5 seconds"),
+                after: ["Connection: close"])),
         Case(
             name: "health", request: "GET /health HTTP/1.1\r\nHost: x\r\n\r\n",
             expected: json("200 OK", #"{"status":"ok"}"#)),

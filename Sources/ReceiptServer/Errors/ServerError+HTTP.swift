@@ -43,6 +43,8 @@ extension ServerError: RouteRefusal {
     public func response(from request: Request, context: some RequestContext) -> Response {
         var response = ReceiptRoutes.jsonResponse(status, body: jsonBody)
         if code == .unauthorized { response.headers[.wwwAuthenticate] = #"Bearer realm="receipt-server""# }
+        // The connection closes after a late body (BodyDeadlineHandler): said, as RFC 9110 asks of a 408.
+        if code == .bodyTimeout { response.headers[.connection] = "close" }
         return response
     }
 }

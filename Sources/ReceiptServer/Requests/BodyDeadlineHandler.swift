@@ -3,9 +3,10 @@ package import NIOHTTPTypes
 
 /// Bounds the time a request's body takes to arrive, from its head to its end as the connection reads them.
 ///
-/// When a body is late, the connection's inbound stream fails with ``Exceeded``: ``BodyReader`` answers the request it
-/// was reading with 408 (`server.body_timeout`), and the connection closes after that answer, since what the client
-/// sends next can no longer be told apart from the late body.
+/// When a body is late, the connection's inbound stream fails with ``Exceeded`` and the connection stops reading:
+/// ``BodyReader`` answers the request it was reading with 408 (`server.body_timeout`, `Connection: close`), and the
+/// connection closes once that answer is written, since what the client sends next can no longer be told apart from
+/// the late body. Without the input closed, a client could hold the half-closed connection open by writing to it.
 ///
 /// One timer per connection, on its own event loop, and only while requests arrive: a request's head notes the time
 /// (and sets the timer when none is set), its end clears the note. When the timer fires it fails the body noted, if
@@ -14,9 +15,11 @@ package import NIOHTTPTypes
 /// the event loop's clock.
 ///
 /// The clock measures the client, not the handlers: a body read in time is not late because its request then waited
-/// behind an earlier one on the same connection. A client that pipelines more than the connection buffers (Hummingbird
-/// stops reading beyond ten parts until the handlers catch up) can be read late for that reason; after a whole timeout
-/// of that (10 seconds by default) its connection fails like a stalled one.
+/// behind an earlier one on the same connection. A client that pipelines more than the connection buffers (its
+/// `NIOAsyncChannel`, with NIO's default of ten parts, stops reading until the handlers catch up) can be read late for
+/// that reason; after a whole timeout of that (10 seconds by default) its connection fails like a stalled one.
+///
+/// One instance per connection: Hummingbird makes the additional handlers for each connection it accepts.
 package final class BodyDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler, NIOScheduledCallbackHandler {
     package typealias InboundIn = HTTPRequestPart
     package typealias InboundOut = HTTPRequestPart
@@ -30,6 +33,10 @@ package final class BodyDeadlineHandler: ChannelInboundHandler, RemovableChannel
     /// When the head of the request whose end has not been read yet was read.
     private var awaitingEndSince: NIODeadline?
     private var timer: NIOScheduledCallback?
+
+    /// `true` while a timer is set on the event loop (it holds this handler, and through it the connection, until it
+    /// fires).
+    package var isTimerSet: Bool { timer != nil }
 
     package init(timeout: TimeAmount) {
         self.timeout = timeout
@@ -74,10 +81,19 @@ package final class BodyDeadlineHandler: ChannelInboundHandler, RemovableChannel
         }
         awaitingEndSince = nil
         context?.fireErrorCaught(Exceeded())
+        context?.close(mode: .input, promise: nil)
     }
 
+    /// Sets the timer; when the event loop cannot take it (it is shutting down), fails the body now rather than let it
+    /// arrive with no deadline.
     private func arm(at deadline: NIODeadline) {
-        timer = try? context?.eventLoop.assumeIsolated().scheduleCallback(at: deadline, handler: self)
+        guard let context else { return }
+        do {
+            timer = try context.eventLoop.assumeIsolated().scheduleCallback(at: deadline, handler: self)
+        } catch {
+            awaitingEndSince = nil
+            context.fireErrorCaught(error)
+        }
     }
 
     private func disarm() {
@@ -85,3 +101,7 @@ package final class BodyDeadlineHandler: ChannelInboundHandler, RemovableChannel
         timer = nil
     }
 }
+
+/// Used on its connection's event loop only.
+@available(*, unavailable)
+extension BodyDeadlineHandler: Sendable {}
