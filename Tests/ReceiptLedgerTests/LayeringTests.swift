@@ -72,9 +72,10 @@ import Testing
         return found
     }
 
-    /// What `verify-local` links of the package. On Linux each module takes FoundationEssentials, never the whole of
-    /// Foundation: that would link Foundation's internationalization, CoreFoundation and ICU into the executable, a third
-    /// of its size and a fifth of the protocol conformances the runtime scans at every start (BENCHMARKS.md, "Issue 28").
+    /// The package's own modules that `verify-local` links. On Linux each takes FoundationEssentials, never the whole
+    /// of Foundation: that would link Foundation's internationalization, CoreFoundation and ICU into the executable, a
+    /// third of its size and a fifth of the conformances the runtime scans at every start (BENCHMARKS.md, "Issue 28").
+    /// Its dependencies are checked on the binary itself, by `scripts/build-release`.
     static let essentialsOnly = [
         "BER", "ReceiptModel", "ReceiptCrypto", "ReceiptVerification", "ReceiptRemote", "ReceiptLedger",
         "ReceiptIntake", "VerifyLocal",
