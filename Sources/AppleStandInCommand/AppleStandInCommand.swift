@@ -20,8 +20,9 @@ struct AppleStandInCommand: AsyncParsableCommand {
         discussion: """
             Prints one JSON line once listening, with four members: production_url and sandbox_url \
             (http://127.0.0.1:PORT/verifyReceipt), production_api_url and sandbox_api_url (the base URLs, \
-            http://127.0.0.1:PORT), then serves until interrupted. Scripts are comma-separated behaviours used once each, in order, before the \
-            faithful answer: apple, status:N, retryable:N, http:N, malformed, drop, huge:BYTES, slow:MILLISECONDS.
+            http://127.0.0.1:PORT), then serves until interrupted. Scripts are comma-separated behaviours used once \
+            each, in order, before the faithful answer: apple, status:N, retryable:N, http:N, malformed, drop, \
+            huge:BYTES, slow:MILLISECONDS.
 
             The same listeners serve the App Store Server API (Apple's paths under the *_api_url: production is the \
             Production environment, sandbox Sandbox). --api-transactions N gives each environment one customer with N \

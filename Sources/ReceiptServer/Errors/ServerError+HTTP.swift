@@ -43,8 +43,12 @@ extension ServerError: RouteRefusal {
     public func response(from request: Request, context: some RequestContext) -> Response {
         var response = ReceiptRoutes.jsonResponse(status, body: jsonBody)
         if code == .unauthorized { response.headers[.wwwAuthenticate] = #"Bearer realm="receipt-server""# }
-        // The connection closes after a late body (BodyDeadlineHandler): said, as RFC 9110 asks of a 408.
-        if code == .bodyTimeout { response.headers[.connection] = "close" }
+        if closesConnection { response.headers[.connection] = "close" }
         return response
     }
+
+    /// Whether the connection closes after this refusal, which its `Connection` header then says (as RFC 9110 asks of
+    /// a 408): after a late body, once ``BodyDeadlineHandler`` has stopped reading the connection. Both endpoints'
+    /// refusals (this one and ``VerifyReceiptRefusal``) ask it.
+    package var closesConnection: Bool { code == .bodyTimeout }
 }

@@ -39,8 +39,7 @@ package struct VerifyReceiptRefusal: RouteRefusal {
     package func response(from request: Request, context: some RequestContext) -> Response {
         var response = ReceiptRoutes.jsonResponse(status, body: VerifyReceiptBody.status(bodyStatus))
         if error.code == .ledgerUnavailable { response.headers[ReceiptRoutes.reasonHeader] = error.code.description }
-        // The connection closes after a late body (BodyDeadlineHandler): said, as RFC 9110 asks of a 408.
-        if error.code == .bodyTimeout { response.headers[.connection] = "close" }
+        if error.closesConnection { response.headers[.connection] = "close" }
         return response
     }
 }
