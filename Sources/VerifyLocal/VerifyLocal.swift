@@ -114,7 +114,15 @@ struct VerifyLocal: AsyncParsableCommand {
         #if canImport(Glibc)
             receipt_keep_freed_memory()
         #endif
-        let expansion = try InputSource.expand(inputs)
+        // The folders are walked on another core while this one loads the roots: neither needs the other, and
+        // until both are done no receipt can start.
+        async let walked = InputSource.expand(inputs)
+        // `--at now` is one instant for the whole run, read here, so every file is judged at the same time.
+        let startedAt = ReceiptDate.systemNow()
+        let made = Result { try decodeOnly ? nil : verification.makeVerifier(clock: { startedAt }) }
+        // The inputs' errors come first, then "nothing to verify", then the verification flags' errors: the order
+        // they had when one step followed the other.
+        let expansion = try await walked
         var standardError = OutputBuffer(descriptor: STDERR_FILENO, flushesEveryReport: true)
         for note in expansion.notes { try? standardError.append("verify-local: \(note.message)\n") }
         let sources = expansion.sources
@@ -125,9 +133,7 @@ struct VerifyLocal: AsyncParsableCommand {
             )
             throw ExitCode(Self.nothingToVerifyStatus)
         }
-        // `--at now` is one instant for the whole run, read here, so every file is judged at the same time.
-        let startedAt = ReceiptDate.systemNow()
-        let verifier = decodeOnly ? nil : try verification.makeVerifier(clock: { startedAt })
+        let verifier = try made.get()
         let fallback = try verifier.flatMap { try remote.makeFallbackVerifier(verifier: $0) }
         let format = format
         let jwsKind = jwsKind

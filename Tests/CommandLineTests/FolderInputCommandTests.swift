@@ -56,6 +56,28 @@ struct FolderInputCommandTests {
         #expect(try await command.run(["--decode-only", folder.url.path]).status == Self.nothingToVerify)
     }
 
+    /// The folders are walked while the roots load; when both fail, the inputs' error is the one reported, then
+    /// "nothing to verify", then the roots' error, as when one step followed the other.
+    @Test func theInputsErrorsComeBeforeTheRootsErrors() async throws {
+        let folder = try TemporaryFolder()
+        let missingRoot = folder.url.appendingPathComponent("no-such-root.pem").path
+        let missingInput = folder.url.appendingPathComponent("no-such-input").path
+        let unreadable = try await command.run(["--root", missingRoot, missingInput])
+        #expect(unreadable.status == 64)
+        #expect(unreadable.standardError.contains("no such file or folder"), "\(unreadable.standardError)")
+        #expect(!unreadable.standardError.contains("cannot load roots"), "\(unreadable.standardError)")
+
+        let empty = try await command.run(["--root", missingRoot, folder.url.path])
+        #expect(empty.status == Self.nothingToVerify, "\(empty.standardError)")
+        #expect(!empty.standardError.contains("cannot load roots"), "\(empty.standardError)")
+
+        try folder.write("a.receipt", try fixtureBytes("valid-sha1.receipt"))
+        let badRoot = try await command.run(["--root", missingRoot, folder.url.path])
+        #expect(badRoot.status == 64)
+        #expect(badRoot.standardError.contains("cannot load roots"), "\(badRoot.standardError)")
+        #expect(badRoot.standardOutput.isEmpty)
+    }
+
     @Test func anEmptyFolderBesideAReceiptDoesNotStopTheRun() async throws {
         let empty = try TemporaryFolder()
         let outcome = try await command.run([
