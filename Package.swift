@@ -199,7 +199,7 @@ let package = Package(
         .executableTarget(
             name: "VerifyLocal",
             dependencies: [
-                "ReceiptModel", "ReceiptVerification", "ReceiptRemote", "ReceiptIntake", "CMalloc",
+                "ReceiptModel", "ReceiptCrypto", "ReceiptVerification", "ReceiptRemote", "ReceiptIntake", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

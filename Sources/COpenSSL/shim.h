@@ -6,6 +6,7 @@
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/decoder.h>
 #include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -24,6 +25,7 @@ static inline void receipt_sk_X509_free(STACK_OF(X509) *stack) { sk_X509_free(st
 static inline void receipt_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
 static inline long receipt_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
 static inline void receipt_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }
+static inline int receipt_EVP_PKEY_PUBLIC_KEY(void) { return EVP_PKEY_PUBLIC_KEY; }
 
 // Added for the X.509 layer (Certificate, ChainVerifier): composite flag macros Swift cannot import.
 static inline unsigned long receipt_XN_FLAG_RFC2253_UTF8(void) { return XN_FLAG_RFC2253 & ~ASN1_STRFLGS_ESC_MSB; }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ReceiptCrypto
 import ReceiptIntake
 import ReceiptModel
 import ReceiptRemote
@@ -19,7 +20,7 @@ import ReceiptVerification
 #endif
 
 /// `verify-local`: decodes (and verifies) App Store receipts from files, folders or standard input.
-// The availability makes ArgumentParser pick the asynchronous entry point on every platform.
+// The availability lets the command and its entry point (`main()`, below) be asynchronous on every platform.
 @available(macOS 10.15, *)
 @main
 struct VerifyLocal: AsyncParsableCommand {
@@ -97,6 +98,25 @@ struct VerifyLocal: AsyncParsableCommand {
 
     @OptionGroup(title: "Remote fallback")
     var remote: RemoteOptions
+
+    /// ArgumentParser's entry point, with OpenSSL's one-time setup (``CryptoLibrary/prepare()``) on another core while
+    /// the arguments are parsed: it needs none of them, and it is a millisecond or two of a one-receipt run's start.
+    /// Every way out waits for it first, so the process never exits while OpenSSL is being set up.
+    static func main() async {
+        let preparing = Task.detached { CryptoLibrary.prepare() }
+        do {
+            var command = try await asyncParseAsRoot()
+            await preparing.value
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            await preparing.value
+            exit(withError: error)
+        }
+    }
 
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one file, folder or -") }
