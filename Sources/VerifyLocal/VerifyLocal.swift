@@ -99,11 +99,12 @@ struct VerifyLocal: AsyncParsableCommand {
     @OptionGroup(title: "Remote fallback")
     var remote: RemoteOptions
 
-    /// ArgumentParser's entry point, with OpenSSL's one-time setup (``CryptoLibrary/prepare()``) on another core while
-    /// the arguments are parsed: it needs none of them, and it is a millisecond or two of a one-receipt run's start.
-    /// Every way out waits for it first, so the process never exits while OpenSSL is being set up.
+    /// ArgumentParser's entry point, with OpenSSL's one-time setup (``CryptoLibrary/prepare()``) on another thread
+    /// while the arguments are parsed: it needs none of them, and it is a millisecond or two of a one-receipt run's
+    /// start. Every way out waits for it first, so the process never exits while OpenSSL is being set up; so
+    /// `--help`, a usage error and `--decode-only`, which need no OpenSSL, set it up too, beside the parse.
     static func main() async {
-        let preparing = Task.detached { CryptoLibrary.prepare() }
+        let preparing = Task.detached { _ = CryptoLibrary.prepare() }
         do {
             var command = try await asyncParseAsRoot()
             await preparing.value
@@ -136,6 +137,7 @@ struct VerifyLocal: AsyncParsableCommand {
         #endif
         // The folders are walked on another core while this one loads the roots: neither needs the other, and
         // until both are done no receipt can start.
+        let inputs = inputs
         async let walked = InputSource.expand(inputs)
         // `--at now` is one instant for the whole run, read here, so every file is judged at the same time.
         let startedAt = ReceiptDate.systemNow()

@@ -32,6 +32,19 @@ struct VerifyCommandTests {
         #expect(outcome.status == 1)
     }
 
+    /// The clean ways out of `verify-local`'s own entry point, besides a run: help and a completion script, each on
+    /// standard output with status 0, as ArgumentParser's own entry point answers them.
+    @Test func helpAndACompletionScriptExitZero() async throws {
+        let help = try await command.run(["--help"])
+        #expect(help.status == 0, "\(help.standardError)")
+        #expect(help.standardOutput.contains("OVERVIEW: Decode and verify App Store receipts locally"))
+        #expect(help.standardOutput.contains("--decode-only"))
+        let script = try await command.run(["--generate-completion-script", "bash"])
+        #expect(script.status == 0, "\(script.standardError)")
+        #expect(script.standardOutput.contains("verify-local"))
+        #expect(script.standardOutput.contains("--jobs"))
+    }
+
     @Test func exitsZeroWhenEveryInputIsValid() async throws {
         let outcome = try await command.run([
             "--root", testRoot, fixture("valid-sha1.receipt"), fixture("valid-sha256.receipt"),
