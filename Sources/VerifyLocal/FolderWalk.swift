@@ -99,27 +99,31 @@ struct FolderWalk {
                 }
                 break
             }
+            let type = Int(entry.pointee.d_type)
             let name = withUnsafeBytes(of: &entry.pointee.d_name) { bytes -> String? in
-                // d_name is NUL-terminated; hidden entries (`.`, `..` included) are skipped before any String.
+                // d_name is NUL-terminated; hidden entries (`.`, `..` included), and regular files not named like a
+                // receipt (in a folder of receipts, its other files), are skipped before any String.
                 guard bytes.first != UInt8(ascii: ".") else { return nil }
-                return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+                let name = bytes.prefix { $0 != 0 }
+                guard type != Int(DT_REG) || Self.hasReceiptExtension(name) else { return nil }
+                return String(decoding: name, as: UTF8.self)
             }
             guard let name, !name.isEmpty else { continue }
             let entryPath = prefix + name
-            switch Int(entry.pointee.d_type) {
+            switch type {
             case Int(DT_DIR):
                 subfolders.append(entryPath)
             case Int(DT_REG):
-                if Self.hasReceiptExtension(name) { take(entryPath) }
+                take(entryPath)  // named like a receipt: checked above
             case Int(DT_LNK), Int(DT_UNKNOWN):
                 // Follow the link (or ask a file system that gave no type): stat describes what it leads to.
                 var target = stat()
                 if stat(entryPath, &target) != 0 {
                     // A broken link named like a receipt is listed, so that reading it reports the failure.
-                    if Self.hasReceiptExtension(name) { take(entryPath) }
+                    if Self.hasReceiptExtension(name.utf8) { take(entryPath) }
                 } else if target.st_mode & S_IFMT == S_IFDIR {
                     subfolders.append(entryPath)
-                } else if target.st_mode & S_IFMT == S_IFREG, Self.hasReceiptExtension(name) {
+                } else if target.st_mode & S_IFMT == S_IFREG, Self.hasReceiptExtension(name.utf8) {
                     take(entryPath)
                 }
             default:
@@ -164,13 +168,20 @@ struct FolderWalk {
                 message: "not walking \(path) and what follows: one walk takes at most \(limit)", failsTheRun: true))
     }
 
-    /// `true` when the text after the name's last dot is one of ``InputSource/receiptExtensions``, in any case.
-    static func hasReceiptExtension(_ name: String) -> Bool {
-        let utf8 = name.utf8
-        guard let dot = utf8.lastIndex(of: UInt8(ascii: ".")), dot != utf8.startIndex else { return false }
-        let suffix = utf8[utf8.index(after: dot)...]
-        // Longer suffixes cannot match: skip lower-casing them.
-        guard !suffix.isEmpty, suffix.count <= InputSource.longestReceiptExtension else { return false }
-        return InputSource.receiptExtensions.contains(String(decoding: suffix, as: UTF8.self).lowercased())
+    /// `true` when the bytes after the name's last dot are one of ``InputSource/receiptExtensions`` in any ASCII case
+    /// (`.RECEIPT`, `.Der`). Compared byte by byte: no String, no allocation, for each file of a folder.
+    static func hasReceiptExtension(_ name: some BidirectionalCollection<UInt8>) -> Bool {
+        guard let dot = name.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { return false }
+        let suffix = name[name.index(after: dot)...]
+        let length = suffix.count
+        // Longer suffixes cannot match: skip comparing them.
+        guard length > 0, length <= InputSource.longestReceiptExtension else { return false }
+        return InputSource.receiptExtensionBytes.contains { candidate in
+            candidate.count == length
+                && zip(candidate, suffix).allSatisfy { expected, byte in
+                    // ASCII upper case to lower: A-Z are 0x41-0x5A, a-z 0x61-0x7A.
+                    expected == ((0x41...0x5A).contains(byte) ? byte | 0x20 : byte)
+                }
+        }
     }
 }

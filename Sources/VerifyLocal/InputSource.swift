@@ -22,6 +22,9 @@ struct InputSource: Sendable {
         "receipt", "der", "p7", "p7m", "p7s", "pkcs7", "bin", "b64", "base64", "txt", "jws",
     ]
 
+    /// ``receiptExtensions``' bytes (lower-case ASCII), for comparing names without making Strings of them.
+    static let receiptExtensionBytes = receiptExtensions.map { Array($0.utf8) }
+
     /// The length of the longest of ``receiptExtensions``.
     static let longestReceiptExtension = receiptExtensions.map(\.utf8.count).max() ?? 0
 

@@ -160,13 +160,17 @@ struct FolderInputCommandTests {
     @Test func onlyReceiptExtensionsAreTakenFromFoldersInAnyCase() async throws {
         let folder = try TemporaryFolder()
         let receipt = try fixtureBytes("valid-sha1.receipt")
-        for name in ["a.RECEIPT", "b.der", "c.P7M", "d.bin", "e.json", "f.receipt.bak", "g", "h.receipts"] {
-            try folder.write(name, receipt)
-        }
+        // Compared byte by byte in ASCII case: a shorter or longer suffix, or one with a non-ASCII letter (a Cyrillic
+        // "е" in "l"), is not a receipt's.
+        let names = [
+            "a.RECEIPT", "b.der", "c.P7M", "d.bin", "e.json", "f.receipt.bak", "g", "h.receipts", "i.rec", "j.Base64",
+            "k.pkcs", "l.rec\u{0435}ipt", "m.pKcS7",
+        ]
+        for name in names { try folder.write(name, receipt) }
         let outcome = try await command.run(["--format", "json", "--root", testRoot, folder.url.path])
         #expect(
             try files(outcome).map { URL(fileURLWithPath: $0).lastPathComponent } == [
-                "a.RECEIPT", "b.der", "c.P7M", "d.bin",
+                "a.RECEIPT", "b.der", "c.P7M", "d.bin", "j.Base64", "m.pKcS7",
             ])
         // Named explicitly, any file is read.
         let named = try await command.run(["--root", testRoot, folder.url.appendingPathComponent("g").path])
