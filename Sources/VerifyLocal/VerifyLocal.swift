@@ -135,7 +135,7 @@ struct VerifyLocal: AsyncParsableCommand {
         #if canImport(Glibc)
             receipt_keep_freed_memory()
         #endif
-        // The folders are walked on another core while this one loads the roots: neither needs the other, and
+        // The folders are walked on another thread while this one loads the roots: neither needs the other, and
         // until both are done no receipt can start.
         let inputs = inputs
         async let walked = InputSource.expand(inputs)
