@@ -5,6 +5,7 @@ import NIOHTTP1
 import ReceiptForge
 import ReceiptModel
 import ReceiptVerification
+import Synchronization
 import Testing
 
 /// The stand-in's App Store Server API, called over loopback with AsyncHTTPClient and hand-made tokens: paging,
@@ -147,17 +148,19 @@ import Testing
     }
 
     @Test func rateLimitingAnswersRetryAfterAndCatchesAnEarlyRequest() async throws {
+        // The API clock moves only when the test moves it, so "early" and "later" hold however slow the host is.
+        let start = Int64(Date().timeIntervalSince1970 * 1000)
+        let clock = Mutex<Int64>(start)
         let standIn = try Self.standIn(
-            sandbox: ServerAPIData(bundleID: Client.bundleID, transactions: Self.customer(2)))
-        // Two seconds: long enough that the "early" request is early even on a loaded machine.
+            sandbox: ServerAPIData(bundleID: Client.bundleID, transactions: Self.customer(2)),
+            clock: { clock.withLock { $0 } })
         standIn.scriptAPI(.sandbox, [.rateLimited(retryAfterMilliseconds: 2000)])
         let (limited, early, later) = try await standIn.withRunning { addresses in
             let client = Client(baseURL: addresses.sandboxAPIBaseURL)
             let limited = try await client.call(.GET, "/inApps/v1/transactions/1000")
+            clock.withLock { $0 += 1999 }
             let early = try await client.call(.GET, "/inApps/v1/transactions/1000")
-            let until = Int64(limited.retryAfter ?? "") ?? 0
-            let wait = until - Int64(Date().timeIntervalSince1970 * 1000) + 5
-            if wait > 0 { try await Task.sleep(for: .milliseconds(wait)) }
+            clock.withLock { $0 = Int64(limited.retryAfter ?? "") ?? $0 + 2000 }
             let later = try await client.call(.GET, "/inApps/v1/transactions/1000")
             return (limited, early, later)
         }
@@ -165,8 +168,8 @@ import Testing
         #expect(limited.status == 429)
         #expect(try limited.json()["errorCode"] as? Int == 4_290_000)
         let retryAfter = try #require(Int64(limited.retryAfter ?? ""))
-        #expect(retryAfter >= recorded[0].arrivalMilliseconds + 2000)
-        #expect(retryAfter < recorded[0].arrivalMilliseconds + 3000)
+        #expect(recorded[0].arrivalMilliseconds == start)
+        #expect(retryAfter == start + 2000)
         #expect(early.status == 429)
         #expect(early.retryAfter == limited.retryAfter)
         #expect(later.status == 200)
