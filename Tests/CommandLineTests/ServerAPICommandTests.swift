@@ -11,7 +11,7 @@ import Testing
         if: ["receipt-server", "apple-standin"].allSatisfy {
             FileManager.default.isExecutableFile(atPath: SharedTestData.executable($0).path)
         }, "receipt-server or apple-standin is not built: Server API command tests skipped"),
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(3)))
 struct ServerAPICommandTests {
     let command = CommandRunner("receipt-server")
 
@@ -169,7 +169,7 @@ struct ServerAPICommandTests {
 
         // The backfill runs beside the routes: wait for its two log lines (Production, then Sandbox).
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(15)
+        let deadline = clock.now + .seconds(90)
         var lines: [Substring] = []
         while lines.count < 2 && clock.now < deadline {
             lines = server.log.split(separator: "\n").filter {

@@ -35,7 +35,7 @@ enum RemoteTestData {
 
     /// Fast, deterministic client settings against the stand-in.
     static func configuration(
-        _ addresses: StandInAddresses, attemptTimeout: Duration = .seconds(5), deadline: Duration = .seconds(20),
+        _ addresses: StandInAddresses, attemptTimeout: Duration = .seconds(60), deadline: Duration = .seconds(20),
         maximumAttempts: Int = 4, failureThreshold: Int = 50
     ) -> VerifyReceiptClient.Configuration {
         VerifyReceiptClient.Configuration(

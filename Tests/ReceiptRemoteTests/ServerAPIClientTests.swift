@@ -44,7 +44,7 @@ import Testing
 
     /// The client under test, on the system clock (the stand-in measures wall time), with quick retries.
     static func client(
-        _ addresses: StandInAddresses, rate: Int = 50, deadline: Duration = .seconds(20),
+        _ addresses: StandInAddresses, rate: Int = 50, deadline: Duration = .seconds(60),
         clock: any RemoteClock = SystemRemoteClock()
     ) throws -> AppStoreServerAPIClient {
         var policy = ReceiptPolicy()
@@ -57,7 +57,7 @@ import Testing
             verifier: verifier,
             configuration: .init(
                 productionURL: addresses.productionAPIBaseURL, sandboxURL: addresses.sandboxAPIBaseURL,
-                requestsPerSecond: rate, attemptTimeout: .seconds(5), deadline: deadline,
+                requestsPerSecond: rate, attemptTimeout: .seconds(60), deadline: deadline,
                 retry: RetryPolicy(
                     maximumAttempts: 4, initialBackoff: .milliseconds(20), maximumBackoff: .milliseconds(80)),
                 circuitBreaker: .init(failureThreshold: 50)),
@@ -160,9 +160,11 @@ import Testing
 
     @Test func aRetryAfterPastTheDeadlineFailsFastAndStillHoldsTheApp() async throws {
         let standIn = try Self.standIn(sandbox: 3)
-        standIn.scriptAPI(.sandbox, [.rateLimited(retryAfterMilliseconds: 60_000)])
+        // An hour's Retry-After (the most the client honours) against a minute's deadline: past it by far, and the
+        // deadline is long enough that a slow first round trip cannot run it out instead.
+        standIn.scriptAPI(.sandbox, [.rateLimited(retryAfterMilliseconds: 3_600_000)])
         let error = try await standIn.withRunning { addresses -> RemoteError? in
-            let client = try Self.client(addresses, deadline: .seconds(2))
+            let client = try Self.client(addresses, deadline: .seconds(60))
             return await Self.failure { () async throws(RemoteError) in
                 _ = try await client.transactionInfo("1001", bundleID: Client.bundleID, environment: .sandbox)
             }

@@ -15,7 +15,7 @@ struct FallbackIntegrationTests {
     typealias Support = ServerTestSupport
 
     /// A service whose fallback asks the stand-in at `addresses`.
-    static func service(_ addresses: StandInAddresses, deadline: Duration = .seconds(5)) throws -> ReceiptService {
+    static func service(_ addresses: StandInAddresses, deadline: Duration = .seconds(60)) throws -> ReceiptService {
         let decider = try FallbackVerifier.apple(
             verifier: Support.verifier(), productionURL: addresses.productionURL, sandboxURL: addresses.sandboxURL,
             deadline: deadline, logger: Support.quietLogger)

@@ -173,7 +173,7 @@ struct LedgerAttackTests {
         try await standIn.withRunning { addresses in
             let decider = try FallbackVerifier.apple(
                 verifier: Self.verifier(), productionURL: addresses.productionURL, sandboxURL: addresses.sandboxURL,
-                deadline: .seconds(5), logger: Support.quietLogger)
+                deadline: .seconds(60), logger: Support.quietLogger)
             let service = try Self.service(ledger: ledger, decider: decider, sharedSecret: "secret", now: now)
             let responses = try await Self.exchange(
                 [

@@ -116,7 +116,7 @@ struct OperatorPolicyTests {
         try await standIn.withRunning { addresses in
             let decider = try FallbackVerifier.apple(
                 verifier: Support.verifier(), productionURL: addresses.productionURL,
-                sandboxURL: addresses.sandboxURL, deadline: .seconds(5), logger: Support.quietLogger)
+                sandboxURL: addresses.sandboxURL, deadline: .seconds(60), logger: Support.quietLogger)
             let service = try Support.service(Support.configuration(sharedSecret: "right-secret"), decider: decider)
             let wrong = try await Self.post(service, body("wrong-secret"))
             #expect(wrong.status == .forbidden)

@@ -8,7 +8,7 @@ final class RawConnection: @unchecked Sendable {
     // uses a connection from one task at a time.
     let descriptor: Int32
 
-    init(port: Int, receiveTimeoutSeconds: Int = 10) throws {
+    init(port: Int, receiveTimeoutSeconds: Int = 60) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw RawConnectionError.socket }
         var timeout = timeval(tv_sec: receiveTimeoutSeconds, tv_usec: 0)

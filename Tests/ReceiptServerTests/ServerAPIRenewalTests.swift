@@ -53,13 +53,13 @@ struct ServerAPIRenewalTests {
             remoteFallback
             ? try FallbackVerifier.apple(
                 verifier: verifier, productionURL: addresses.productionURL, sandboxURL: addresses.sandboxURL,
-                deadline: .seconds(3), logger: Support.quietLogger)
+                deadline: .seconds(60), logger: Support.quietLogger)
             : FallbackVerifier(verifier: verifier)
         let service = ReceiptService(
             configuration: ReceiptServerConfiguration(
                 host: "127.0.0.1", port: 0, sharedSecret: secret, maximumInFlight: 16, clock: { now }),
             decider: decider, ledger: try API.sqliteLedger(folder),
-            serverAPI: try API.client(addresses, verifier: verifier, deadline: .seconds(3)), backfillsAtStart: false,
+            serverAPI: try API.client(addresses, verifier: verifier, deadline: .seconds(60)), backfillsAtStart: false,
             logger: Support.quietLogger)
         let body = Support.appleRequest(try receipt(), password: secret)
         return try await service.makeApplication().test(.router) { client in

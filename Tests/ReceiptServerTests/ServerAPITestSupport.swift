@@ -71,14 +71,14 @@ enum ServerAPITestSupport {
 
     /// A client of the stand-in at `addresses`, verifying with `verifier`, quick retries.
     static func client(
-        _ addresses: StandInAddresses, verifier: ReceiptVerifier, rate: Int = 50, deadline: Duration = .seconds(20)
+        _ addresses: StandInAddresses, verifier: ReceiptVerifier, rate: Int = 50, deadline: Duration = .seconds(60)
     ) throws -> AppStoreServerAPIClient {
         try AppStoreServerAPIClient(
             key: try AppStoreAPIKey(pem: try keyPEM(), keyID: keyID, issuerID: issuer),
             verifier: verifier,
             configuration: .init(
                 productionURL: addresses.productionAPIBaseURL, sandboxURL: addresses.sandboxAPIBaseURL,
-                requestsPerSecond: rate, attemptTimeout: .seconds(5), deadline: deadline,
+                requestsPerSecond: rate, attemptTimeout: .seconds(60), deadline: deadline,
                 retry: RetryPolicy(
                     maximumAttempts: 2, initialBackoff: .milliseconds(20), maximumBackoff: .milliseconds(40)),
                 circuitBreaker: .init(failureThreshold: 50)),

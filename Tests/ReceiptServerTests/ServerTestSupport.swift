@@ -166,7 +166,7 @@ final class GatedDecider: ReceiptDecider {
     var arrived: Int { state.withLock { $0.arrived } }
 
     /// Waits (bounded) until `count` requests reached the decider.
-    func waitForArrivals(_ count: Int, timeout: Duration = .seconds(10)) async throws {
+    func waitForArrivals(_ count: Int, timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout
         while arrived < count {
             guard ContinuousClock.now < deadline else { throw CancellationError() }

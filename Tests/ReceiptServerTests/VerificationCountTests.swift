@@ -59,7 +59,7 @@ struct VerificationCountTests {
             let decider = CountingDecider(
                 try FallbackVerifier.apple(
                     verifier: Attack.verifier(), productionURL: addresses.productionURL,
-                    sandboxURL: addresses.sandboxURL, deadline: .seconds(5), logger: ServerTestSupport.quietLogger))
+                    sandboxURL: addresses.sandboxURL, deadline: .seconds(60), logger: ServerTestSupport.quietLogger))
             let service = try Attack.service(ledger: ledger, decider: decider, sharedSecret: "secret", now: now)
             let responses = try await Attack.exchange(
                 [

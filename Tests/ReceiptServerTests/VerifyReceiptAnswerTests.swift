@@ -61,7 +61,7 @@ struct VerifyReceiptAnswerTests {
         try await standIn.withRunning { addresses in
             let decider = try FallbackVerifier.apple(
                 verifier: Support.verifier(), productionURL: addresses.productionURL,
-                sandboxURL: addresses.sandboxURL, deadline: .seconds(5), logger: Support.quietLogger)
+                sandboxURL: addresses.sandboxURL, deadline: .seconds(60), logger: Support.quietLogger)
             var configuration = Support.configuration()
             // 2026-01-15: after valid-sha256's newest subscription expiry (2025-06-20), so a refresh is asked.
             configuration.clock = { ReceiptDate(clampingMillisecondsSince1970: 1_768_435_200_000) }

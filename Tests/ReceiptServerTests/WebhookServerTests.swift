@@ -82,7 +82,7 @@ struct WebhookServerTests {
 
         try await Self.withReceiver(received) { port in
             let webhooks = try WebhookConfiguration(
-                url: "http://127.0.0.1:\(port)/hooks", secrets: ["whsec_server_test"], timeout: .seconds(5),
+                url: "http://127.0.0.1:\(port)/hooks", secrets: ["whsec_server_test"], timeout: .seconds(25),
                 backoff: WebhookBackoff(initial: .milliseconds(20), maximum: .milliseconds(100)),
                 pollInterval: .milliseconds(20))
             let service = try ReceiptService(

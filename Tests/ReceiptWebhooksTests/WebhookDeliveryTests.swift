@@ -8,8 +8,9 @@ import Testing
 
 /// The deliverer against a real loopback receiver, over the in-memory outbox: retries, a receiver that is down, a
 /// slow one, the maximum age, rotation and the wake-up. A receiver that is down, a slow one and the maximum age run
-/// against the SQLite and PostgreSQL outboxes too (``EventStoreUnderTest``). Backoffs and timeouts are short through
-/// configuration; no assertion is about how long anything took.
+/// against the SQLite and PostgreSQL outboxes too (``EventStoreUnderTest``). Backoffs are short through configuration;
+/// the attempt timeout is long (20 s) unless a test needs a short one, so a stalled host cannot add an attempt. No
+/// assertion is about how long anything took.
 @Suite("webhook delivery", .serialized, .timeLimit(.minutes(2)))
 struct WebhookDeliveryTests {
     static let secret = "whsec_delivery_test"
@@ -27,7 +28,7 @@ struct WebhookDeliveryTests {
     }
 
     static func configuration(
-        port: Int, secrets: [String] = [secret], timeout: Duration = .seconds(2), maxAge: Duration = .seconds(3600),
+        port: Int, secrets: [String] = [secret], timeout: Duration = .seconds(20), maxAge: Duration = .seconds(3600),
         pollInterval: Duration = .milliseconds(20)
     ) throws -> WebhookConfiguration {
         try WebhookConfiguration(
@@ -124,8 +125,11 @@ struct WebhookDeliveryTests {
                 ("b2", "original:b"), ("c1", "account:c"),
             ], at: clock.now())
         try #require(events.count == 6)
+        // A short timeout: an attempt on a closed port lasts until it (the client keeps trying to connect), and a
+        // stall can only add attempts, which this test allows.
         let deliverer = try WebhookDeliverer(
-            configuration: Self.configuration(port: port), store: outbox.store, clock: clock, logger: Self.quietLogger)
+            configuration: Self.configuration(port: port, timeout: .seconds(2)), store: outbox.store, clock: clock,
+            logger: Self.quietLogger)
 
         let (refusedFirst, allDelivered) = try await Self.running(deliverer) {
             // Each key's head is tried and refused; the events behind them wait.
