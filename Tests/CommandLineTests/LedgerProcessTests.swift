@@ -408,10 +408,10 @@ struct LedgerProcessTests {
 
     // MARK: - Helpers
 
-    /// The server's sessions outlived `pg_terminate_backend` by 10 s.
+    /// The server's sessions outlived `pg_terminate_backend` by 60 s.
     struct SessionsRemain: Error, CustomStringConvertible {
         let database: String
-        var description: String { "sessions on \(database) remain 10 s after pg_terminate_backend" }
+        var description: String { "sessions on \(database) remain 60 s after pg_terminate_backend" }
     }
 
     /// What `/v1/verify` answered, as far as the ledger goes.

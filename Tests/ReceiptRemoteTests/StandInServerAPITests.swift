@@ -148,9 +148,9 @@ import Testing
     }
 
     @Test func rateLimitingAnswersRetryAfterAndCatchesAnEarlyRequest() async throws {
-        // The API clock moves only when the test moves it, so "early" and "later" hold however slow the host is.
-        let start = Int64(Date().timeIntervalSince1970 * 1000)
-        let clock = Mutex<Int64>(start)
+        // The API clock moves only when the test moves it, so "early" and "later" hold on however slow a host.
+        let startMilliseconds = Int64(Date().timeIntervalSince1970 * 1000)
+        let clock = Mutex<Int64>(startMilliseconds)
         let standIn = try Self.standIn(
             sandbox: ServerAPIData(bundleID: Client.bundleID, transactions: Self.customer(2)),
             clock: { clock.withLock { $0 } })
@@ -168,8 +168,8 @@ import Testing
         #expect(limited.status == 429)
         #expect(try limited.json()["errorCode"] as? Int == 4_290_000)
         let retryAfter = try #require(Int64(limited.retryAfter ?? ""))
-        #expect(recorded[0].arrivalMilliseconds == start)
-        #expect(retryAfter == start + 2000)
+        #expect(recorded[0].arrivalMilliseconds == startMilliseconds)
+        #expect(retryAfter == startMilliseconds + 2000)
         #expect(early.status == 429)
         #expect(early.retryAfter == limited.retryAfter)
         #expect(later.status == 200)

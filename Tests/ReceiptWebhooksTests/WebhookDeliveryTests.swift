@@ -9,8 +9,8 @@ import Testing
 /// The deliverer against a real loopback receiver, over the in-memory outbox: retries, a receiver that is down, a
 /// slow one, the maximum age, rotation and the wake-up. A receiver that is down, a slow one and the maximum age run
 /// against the SQLite and PostgreSQL outboxes too (``EventStoreUnderTest``). Backoffs are short through configuration;
-/// the attempt timeout is long (20 s) unless a test needs a short one, so a stalled host cannot add an attempt. No
-/// assertion is about how long anything took.
+/// the attempt timeout is long (20 s) unless a test needs a short one, so a stall shorter than that cannot add an
+/// attempt. No assertion is about how long anything took.
 @Suite("webhook delivery", .serialized, .timeLimit(.minutes(2)))
 struct WebhookDeliveryTests {
     static let secret = "whsec_delivery_test"
