@@ -127,6 +127,38 @@ struct JSONWriterTests {
         }
     }
 
+    /// One writer given dates that come back (the last, the one before, one from further back, with other members
+    /// between them) writes each as a writer that never saw a date before: copying a recent date's values never
+    /// gives another date's, whatever the order.
+    @Test func datesThatComeBackAreWrittenAsTheFirstTime() throws {
+        var generator = SplitMix64(seed: 29)
+        // Five instants, so two recent ones never hold them all; two differ by a millisecond, two share a second.
+        let pool: [Int64] = [1_575_982_498_000, 1_575_982_498_001, 1_594_796_400_000, 1_583_661_600_999, -1]
+        var shared = JSONWriter(capacity: 0)
+        shared.beginArray()
+        var expected: [String] = []
+        for position in 0..<2_000 {
+            let milliseconds = pool[Int(generator.next() % UInt64(pool.count))]
+            let date = try #require(ReceiptDate(millisecondsSince1970: milliseconds))
+            let member = Self.written { writer in
+                writer.beginObject()
+                AppleReceiptJSON.writeDate(date, "d", "d_ms", "d_pst", to: &writer)
+                writer.endObject()
+            }
+            expected.append(member)
+            shared.beginObject()
+            AppleReceiptJSON.writeDate(date, "d", "d_ms", "d_pst", to: &shared)
+            if position % 3 == 0 { shared.field("n", Int64(position)) }
+            shared.endObject()
+            if position % 3 == 0 {
+                expected[expected.count - 1].insert(
+                    contentsOf: #","n":\#(position)"#, at: member.index(before: member.endIndex))
+            }
+        }
+        shared.endArray()
+        #expect(shared.string == "[" + expected.joined(separator: ",") + "]")
+    }
+
     static func written(_ write: (inout JSONWriter) -> Void) -> String {
         var writer = JSONWriter(capacity: 0)
         write(&writer)

@@ -49,24 +49,4 @@ extension OutputChunk {
             separator: UInt8(ascii: " "))
         put(" America/Los_Angeles")
     }
-
-    /// Writes both forms' date and time from one UTC conversion: the UTC form, then the Pacific one.
-    mutating func putAppleGMTAndPacific(
-        _ date: ReceiptDate, between: (inout OutputChunk) -> Void
-    ) {
-        let seconds = date.secondsSince1970
-        let utc = CivilCalendar.DateTime(secondsSince1970: seconds)
-        putDateTime(utc, separator: UInt8(ascii: " "))
-        put(" Etc/GMT")
-        between(&self)
-        let offset = PacificTime.offsetSeconds(atUTC: seconds, utcYear: utc.year)
-        // The offset is a whole number of hours (−8 or −7): unless it takes the time back past midnight, the Pacific
-        // date is the UTC one, and only the hour changes. Otherwise the calendar is asked again.
-        assert(offset % 3600 == 0, "Pacific offsets are whole hours")
-        var pacific = utc
-        pacific.hour += offset / 3600
-        if pacific.hour < 0 { pacific = CivilCalendar.DateTime(secondsSince1970: seconds + offset) }
-        putDateTime(pacific, separator: UInt8(ascii: " "))
-        put(" America/Los_Angeles")
-    }
 }

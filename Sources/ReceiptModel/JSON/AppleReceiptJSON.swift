@@ -142,30 +142,32 @@ public enum AppleReceiptJSON {
     }
 
     /// `name`, `name_ms` and `name_pst`, or nothing when the date is absent. Dates are most of a receipt's
-    /// JSON: the three members are written in one append, from one conversion to UTC.
+    /// JSON: the three members are written in one append, from one conversion to UTC, or copied from the writer's
+    /// last dates (``RecentDates``) when the date is one of them.
     package static func writeDate(
         _ date: ReceiptDate?, _ name: StaticString, _ milliseconds: StaticString, _ pacific: StaticString,
         to writer: inout JSONWriter
     ) {
         guard let date else { return }
+        let rendered = writer.recentDates.rendered(date)
         let keys: Int = name.utf8CodeUnitCount + milliseconds.utf8CodeUnitCount + pacific.utf8CodeUnitCount
-        // Per member: the key's two quotes and colon, the value's two quotes; two commas; the three values.
-        let values: Int = 2 * ReceiptDate.appleFormMaximumLength + 20
-        writer.members(capacity: keys + 3 * 5 + 2 + values) { chunk in
+        // Per member: the key's two quotes and colon, the value's two quotes; two commas; the zone names.
+        let zones =
+            (" Etc/GMT" as StaticString).utf8CodeUnitCount
+            + (" America/Los_Angeles" as StaticString).utf8CodeUnitCount
+        writer.members(capacity: keys + 3 * 5 + 2 + zones + RenderedDate.room) { chunk in
             chunk.putKey(name)
             chunk.put(UInt8(ascii: "\""))
-            chunk.putAppleGMTAndPacific(date) { chunk in
-                chunk.put(UInt8(ascii: "\""))
-                chunk.put(UInt8(ascii: ","))
-                chunk.putKey(milliseconds)
-                chunk.put(UInt8(ascii: "\""))
-                chunk.putDecimal(date.millisecondsSince1970)
-                chunk.put(UInt8(ascii: "\""))
-                chunk.put(UInt8(ascii: ","))
-                chunk.putKey(pacific)
-                chunk.put(UInt8(ascii: "\""))
-            }
+            rendered.putUTC(to: &chunk)
+            chunk.put(" Etc/GMT\",")
+            chunk.putKey(milliseconds)
             chunk.put(UInt8(ascii: "\""))
+            rendered.putMilliseconds(to: &chunk)
+            chunk.put("\",")
+            chunk.putKey(pacific)
+            chunk.put(UInt8(ascii: "\""))
+            rendered.putPacific(to: &chunk)
+            chunk.put(" America/Los_Angeles\"")
         }
     }
 

@@ -6,6 +6,8 @@
     /// The JSON written so far (UTF-8).
     public private(set) var bytes: [UInt8] = []
     private var needsComma = false
+    /// The dates written last, for ``AppleReceiptJSON/writeDate(_:_:_:_:to:)`` to copy when they come again.
+    var recentDates = RecentDates()
 
     public init(capacity: Int = 1024) {
         bytes.reserveCapacity(capacity)

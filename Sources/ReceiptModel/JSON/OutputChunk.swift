@@ -35,6 +35,17 @@ struct OutputChunk {
         count += length
     }
 
+    /// The first `count` bytes of `vector`, written with one store of the whole vector: the chunk must have room
+    /// for all of it, and the bytes past `count` are left to be overwritten (or to lie past what the chunk wrote).
+    @inline(__always)
+    mutating func put(_ vector: SIMD32<UInt8>, count written: Int) {
+        precondition(
+            written <= vector.scalarCount && vector.scalarCount <= capacity - count,
+            "an output chunk was given less room than its writer needs")
+        UnsafeMutableRawPointer(base + count).storeBytes(of: vector, as: SIMD32<UInt8>.self)
+        count += written
+    }
+
     /// `"name":`.
     @inline(__always)
     mutating func putKey(_ name: StaticString) {
