@@ -91,6 +91,35 @@ struct InAppPurchaseDecodingTests {
         }
     }
 
+    /// The record's SET is read in place only when it is a SET of definite length filling the value; every other
+    /// outer shape decodes, or fails, as the general reading says.
+    @Test func outerShapesDecodeOrFailAsTheGeneralReadingSays() throws {
+        let body = Self.attribute(1702, Self.utf8("pro")) + Self.attribute(1701, [0x02, 0x01, 0x02])
+        let shortForm: [UInt8] = [0x31, UInt8(body.count)] + body
+        let cases: [(String, [UInt8], Bool)] = [
+            ("short-form length", shortForm, true),
+            ("long-form length", [0x31, 0x81, UInt8(body.count)] + body, true),
+            ("a two-octet length with a leading zero", [0x31, 0x82, 0x00, UInt8(body.count)] + body, true),
+            ("an indefinite length", [0x31, 0x80] + body + [0x00, 0x00], true),
+            ("a byte after the SET", shortForm + [0x00], false),
+            ("a SET shorter than its length", Array(shortForm.dropLast()), false),
+            ("a SEQUENCE", [0x30, UInt8(body.count)] + body, false),
+            ("a primitive SET tag", [0x11, UInt8(body.count)] + body, false),
+            ("a lone tag", [0x31], false),
+            ("nothing", [], false),
+        ]
+        for (name, value, decodes) in cases {
+            let inPlace = Self.decode(value[...], fastPath: true)
+            #expect((inPlace.fields != nil) == decodes, "\(name): \(inPlace.error ?? "decoded")")
+            if decodes { #expect(inPlace.fields?[1] == "\(Array("pro".utf8))", "\(name)") }
+            Self.expectAgreement(value[...], name)
+            // The same value as a slice of a larger array, not starting at index 0.
+            let padded = [0xAA, 0xBB] + value
+            Self.expectAgreement(padded[2...], "\(name), offset")
+            #expect(Self.decode(padded[2...], fastPath: true).fields == inPlace.fields, "\(name), offset")
+        }
+    }
+
     @Test(.enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage))
     func readsRealAndMutatedPurchasesAsTheGeneralReadingDoes() throws {
         var generator = SplitMix64(seed: 0x1A9)

@@ -59,15 +59,11 @@ public struct InAppPurchase: Sendable {
     /// - Parameter fastPath: `false` reads every attribute the general way (the reference the in-place reading is
     ///   tested against).
     init(attributeValue value: ArraySlice<UInt8>, fastPath: Bool = true) throws {
-        var outer = BERReader(value)
-        let set = try outer.read(expecting: .set)
-        try outer.expectEnd()
-        _ = try set.children()  // enforces the depth limit like every other descent
+        let content = try Self.setContent(value, fastPath: fastPath)
         var seen = SeenAttributes()
         // Filled as a local and moved into `self` at the end: a closure that captured `self` would box it, and
         // the purchase would be copied out of the box (a retain of each of its slices).
-        var purchase = InAppPurchase(encoded: set.content)
-        let content = set.content
+        var purchase = InAppPurchase(encoded: content)
         try AttributeWalker.walk(
             content, fastPath: fastPath, wanted: AttributeType.isDocumented,
             fast: { type, version, buffer, value in
@@ -83,6 +79,23 @@ public struct InAppPurchase: Sendable {
                 try purchase.assign(attribute)
             })
         self = purchase
+    }
+
+    /// The content of the SET that `value` holds. A SET of definite length that fills the value, the shape Apple
+    /// writes, is read in place, without the general reader's elements (a retained slice each); any other value is
+    /// read, and refused, the general way.
+    private static func setContent(_ value: ArraySlice<UInt8>, fastPath: Bool) throws -> ArraySlice<UInt8> {
+        if fastPath,
+            let set = value.withUnsafeBufferPointer({ AttributeWalker.header($0, at: 0, end: $0.count) }),
+            set.tag == 0x31, set.contentEnd == value.count
+        {
+            return value[(value.startIndex + set.contentStart)..<(value.startIndex + set.contentEnd)]
+        }
+        var outer = BERReader(value)
+        let set = try outer.read(expecting: .set)
+        try outer.expectEnd()
+        _ = try set.children()  // enforces the depth limit like every other descent
+        return set.content
     }
 
     /// Assigns the documented attribute `type` from its value read in place, when the value has the shape Apple
