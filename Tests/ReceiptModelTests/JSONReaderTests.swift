@@ -43,8 +43,8 @@ import Testing
         #expect(members[4].value == .composite)
     }
 
-    /// A string's plain run is scanned eight bytes at a time: a quote, backslash or control character at any
-    /// offset of a word, in a run of any length, still ends it where it is.
+    /// A string's plain run is scanned sixteen, then eight bytes at a time: a quote, backslash or control character at
+    /// any offset of a word, in a run of any length, still ends it where it is.
     @Test func everyPositionOfARunEndsAtItsFirstSpecialByte() throws {
         for length in 0..<40 {
             for (special, ends) in [(#"\""#, "\""), (#"\\"#, "\\"), (#"\/"#, "/"), ("é", "é")] {
