@@ -132,7 +132,7 @@ struct JSONWriterTests {
     /// gives another date's, whatever the order.
     @Test func datesThatComeBackAreWrittenAsTheFirstTime() throws {
         var generator = SplitMix64(seed: 29)
-        // Five instants, so two recent ones never hold them all; two differ by a millisecond, two share a second.
+        // Five instants, so two recent ones never hold them all; the first two differ by a millisecond only.
         let pool: [Int64] = [1_575_982_498_000, 1_575_982_498_001, 1_594_796_400_000, 1_583_661_600_999, -1]
         var shared = JSONWriter(capacity: 0)
         shared.beginArray()

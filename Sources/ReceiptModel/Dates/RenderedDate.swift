@@ -21,12 +21,15 @@ struct RenderedDate {
     /// The room a chunk needs for the three values: each is stored whole, a vector at a time.
     static let room = 3 * MemoryLayout<SIMD32<UInt8>>.size
 
+    /// The bytes ``init(_:)`` renders into: the values take at most 20 + 15 + 20, and the last vector loaded starts
+    /// where the digits end (at most byte 35) and takes 32.
+    private static let scratchSize = 128
+
     /// Converts `date` once to UTC and renders its three values.
     init(_ date: ReceiptDate) {
         milliseconds = date.millisecondsSince1970
-        // Rendered one after the other into a zeroed buffer with room for a whole vector past the last value, then
-        // loaded a vector at a time.
-        let rendered = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { buffer in
+        // Rendered one after the other into a zeroed buffer, then loaded a vector at a time from where each starts.
+        let rendered = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.scratchSize) { buffer in
             buffer.initialize(repeating: 0)
             let ends = Self.render(date, into: buffer)
             let raw = UnsafeRawBufferPointer(buffer)
@@ -39,7 +42,7 @@ struct RenderedDate {
         pacificCount = rendered.3.pacific - rendered.3.digits
     }
 
-    /// Writes the three values one after the other into `buffer` (at least 64 bytes); returns where each ends.
+    /// Writes the three values one after the other into `buffer` (at least 55 bytes); returns where each ends.
     private static func render(
         _ date: ReceiptDate, into buffer: UnsafeMutableBufferPointer<UInt8>
     ) -> (utc: Int, digits: Int, pacific: Int) {

@@ -151,7 +151,8 @@ public enum AppleReceiptJSON {
         guard let date else { return }
         let rendered = writer.recentDates.rendered(date)
         let keys: Int = name.utf8CodeUnitCount + milliseconds.utf8CodeUnitCount + pacific.utf8CodeUnitCount
-        // Per member: the key's two quotes and colon, the value's two quotes; two commas; the zone names.
+        // Per member: the key's two quotes and colon, the value's two quotes; two commas; the zone names; and the
+        // values, each stored as a whole vector of 32 bytes (``RenderedDate/room``).
         let zones =
             (" Etc/GMT" as StaticString).utf8CodeUnitCount
             + (" America/Los_Angeles" as StaticString).utf8CodeUnitCount

@@ -38,12 +38,12 @@ struct OutputChunk {
     /// The first `count` bytes of `vector`, written with one store of the whole vector: the chunk must have room
     /// for all of it, and the bytes past `count` are left to be overwritten (or to lie past what the chunk wrote).
     @inline(__always)
-    mutating func put(_ vector: SIMD32<UInt8>, count written: Int) {
+    mutating func put(_ vector: SIMD32<UInt8>, count length: Int) {
         precondition(
-            written <= vector.scalarCount && vector.scalarCount <= capacity - count,
+            length <= vector.scalarCount && vector.scalarCount <= capacity - count,
             "an output chunk was given less room than its writer needs")
         UnsafeMutableRawPointer(base + count).storeBytes(of: vector, as: SIMD32<UInt8>.self)
-        count += written
+        count += length
     }
 
     /// `"name":`.

@@ -56,8 +56,8 @@ public struct InAppPurchase: Sendable {
     }
 
     /// Decodes the in-app SET carried in a type 17 attribute's value.
-    /// - Parameter fastPath: `false` reads every attribute the general way (the reference the in-place reading is
-    ///   tested against).
+    /// - Parameter fastPath: `false` reads the record's SET and every attribute the general way (the reference the
+    ///   in-place reading is tested against).
     init(attributeValue value: ArraySlice<UInt8>, fastPath: Bool = true) throws {
         let content = try Self.setContent(value, fastPath: fastPath)
         var seen = SeenAttributes()
@@ -87,7 +87,7 @@ public struct InAppPurchase: Sendable {
     private static func setContent(_ value: ArraySlice<UInt8>, fastPath: Bool) throws -> ArraySlice<UInt8> {
         if fastPath,
             let set = value.withUnsafeBufferPointer({ AttributeWalker.header($0, at: 0, end: $0.count) }),
-            set.tag == 0x31, set.contentEnd == value.count
+            set.tag == 0x31, set.contentEnd == value.count  // universal, constructed, number 17: a SET (X.690 8.12)
         {
             return value[(value.startIndex + set.contentStart)..<(value.startIndex + set.contentEnd)]
         }
