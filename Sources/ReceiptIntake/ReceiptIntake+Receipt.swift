@@ -20,7 +20,14 @@ extension ReceiptIntake {
     /// - Throws: ``IntakeError`` `overloaded` (no verification slot), `invalidBase64` (``ReceiptCall/isText`` and
     ///   the text is not base64), `ledgerUnavailable` (the ledger could not record it: nothing is answered that it
     ///   does not hold), `digestFailed`.
-    public func verify(_ call: ReceiptCall, logger: Logger) async throws(IntakeError) -> ReceiptAnswer {
+    ///
+    /// Runs on its caller's executor (`nonisolated(nonsending)`), as do the steps it awaits that this package owns:
+    /// awaiting it from a task queues no job of its own. The verification is CPU work of tens of microseconds (about a
+    /// millisecond for a receipt of hundreds of purchases): a caller on an actor whose other work must not wait that
+    /// long calls it from a task off that actor.
+    nonisolated(nonsending) public func verify(
+        _ call: ReceiptCall, logger: Logger
+    ) async throws(IntakeError) -> ReceiptAnswer {
         let local = try await inSlot { await decider.verifyLocally(call.receiptData, request: call.request) }
         // Text that is not base64 is a transport mistake, not a verdict about a receipt.
         if call.isText, local.verdict.decodingError?.code == .invalidBase64 {
@@ -72,11 +79,11 @@ extension ReceiptIntake {
 
     /// Between the fallback's two halves: answers from the ledger's knowledge when it knows more than a receipt
     /// Apple would be asked about, asks Apple otherwise (``verify(_:logger:)``).
-    func consultLedger(_ local: LocalVerification, _ call: ReceiptCall, logger: Logger)
+    nonisolated(nonsending) func consultLedger(_ local: LocalVerification, _ call: ReceiptCall, logger: Logger)
         async throws(IntakeError) -> (AttributedVerdict, LedgerConsultation)
     {
         // A verdict Apple will not be asked about is final as it is: no second slot, no call.
-        let ask = { () async throws(IntakeError) -> AttributedVerdict in
+        let ask: nonisolated(nonsending) () async throws(IntakeError) -> AttributedVerdict = {
             guard local.trigger != nil, call.request.allowsRemote else { return local.result }
             return try await inSlot { await decider.askApple(local, request: call.request) }
         }

@@ -42,7 +42,9 @@ public struct ReceiptIntake: Sendable {
 
     /// Runs `body` in one of the in-flight slots; refuses at once when none is free.
     /// - Throws: ``IntakeError/Code/overloaded``.
-    func inSlot<T>(_ body: () async -> T) async throws(IntakeError) -> T {
+    nonisolated(nonsending) func inSlot<T>(
+        _ body: nonisolated(nonsending) () async -> T
+    ) async throws(IntakeError) -> T {
         guard slots.tryAcquire() else {
             throw IntakeError(.overloaded, "more than \(slots.limit) requests in flight")
         }
@@ -61,9 +63,9 @@ public struct ReceiptIntake: Sendable {
     /// - Throws: ``IntakeError/Code/ledgerUnavailable``.
     /// - Parameter deferred: how to make the transactions of a receipt verified locally, which `entry` then lacks:
     ///   made only when the ledger does not know the receipt.
-    func record(_ entry: LedgerEntry, _ deferred: DeferredTransactions? = nil, logger: Logger)
-        async throws(IntakeError) -> LedgerOutcome?
-    {
+    nonisolated(nonsending) func record(
+        _ entry: LedgerEntry, _ deferred: DeferredTransactions? = nil, logger: Logger
+    ) async throws(IntakeError) -> LedgerOutcome? {
         guard let ledger else { return nil }
         do {
             guard let deferred else { return try await ledger.record(entry) }

@@ -33,7 +33,7 @@ final class GroupCommit: Sendable {
         self.maximumBatch = max(1, maximumBatch)
     }
 
-    func record(_ entry: LedgerEntry) async throws(LedgerError) -> LedgerOutcome {
+    nonisolated(nonsending) func record(_ entry: LedgerEntry) async throws(LedgerError) -> LedgerOutcome {
         // Unsafe (unchecked) continuations: each is resumed exactly once, by `drain`, which takes it out of `pending`
         // under the lock first.
         let result = await withUnsafeContinuation { (waiter: Waiter) in

@@ -61,7 +61,10 @@ public final class Ledger: Sendable {
     /// - Throws: ``LedgerError`` `ledger.unavailable`: nothing of it was recorded, and nothing may be credited;
     ///   `ledger.invalid_entry` for an entry holding a value outside ``LedgerLimits``, refused before it could
     ///   join (and fail) a batch of other verifications.
-    public func record(_ entry: LedgerEntry) async throws(LedgerError) -> LedgerOutcome {
+    ///
+    /// Runs on its caller's executor until it waits for its batch (`nonisolated(nonsending)`, as the intake that calls
+    /// it), and resumes there.
+    nonisolated(nonsending) public func record(_ entry: LedgerEntry) async throws(LedgerError) -> LedgerOutcome {
         // Hashed here, in parallel across requests, not by the batch's one writer.
         var entry = entry
         entry.preparedReceiptKey = .some(LedgerReceiptKey.key(for: entry))
@@ -74,9 +77,9 @@ public final class Ledger: Sendable {
     /// its audit entry as the only write, and `derive` is not called: the ledger's cost does not grow with what it
     /// already knows. Otherwise, as ``record(_:)`` with the transactions `derive` makes (and the key remembered
     /// when the ledger knows it after).
-    package func record(_ entry: LedgerEntry, receiptKey: String, derive: () -> [LedgerTransaction])
-        async throws(LedgerError) -> LedgerOutcome
-    {
+    nonisolated(nonsending) package func record(
+        _ entry: LedgerEntry, receiptKey: String, derive: () -> [LedgerTransaction]
+    ) async throws(LedgerError) -> LedgerOutcome {
         if LedgerReceiptKey.mayHaveKey(entry), let ids = knownReceipts.transactionIDs(for: receiptKey) {
             var answered = entry
             answered.transactions = []
@@ -104,7 +107,7 @@ public final class Ledger: Sendable {
     }
 
     /// Records `entry`, its receipt key prepared.
-    private func commit(_ entry: LedgerEntry) async throws(LedgerError) -> LedgerOutcome {
+    nonisolated(nonsending) private func commit(_ entry: LedgerEntry) async throws(LedgerError) -> LedgerOutcome {
         if let reason = entry.unstorableReason() { throw LedgerError(.invalidEntry, reason) }
         let outcome = try await group.record(entry)
         if outcome.recordedEvents > 0, let told = eventsRecorded.withLock({ $0 }) { told() }

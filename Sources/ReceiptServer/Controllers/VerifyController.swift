@@ -38,7 +38,9 @@ struct VerifyController {
         }
     }
 
-    func verify(_ request: Request, context: some RequestContext) async throws(ServerError) -> Response {
+    nonisolated(nonsending) func verify(
+        _ request: Request, context: some RequestContext
+    ) async throws(ServerError) -> Response {
         let call = try await read(request)
         // Naming an account binds purchases to it and tells which the account owns: the backend's alone.
         if routes.ledger != nil, call.options.account != nil { try routes.access.authorize(request) }
@@ -99,7 +101,7 @@ struct VerifyController {
     /// Reads the body as its media type says, and the options from the JSON or the query.
     /// - Throws: ``ServerError`` ``ServerError/Code/unsupportedMediaType``, the body reader's, the JSON
     ///   reader's, ``ServerError/Code/missingReceiptData`` or ``ServerError/Code/invalidOption``.
-    func read(_ request: Request) async throws(ServerError) -> Call {
+    nonisolated(nonsending) func read(_ request: Request) async throws(ServerError) -> Call {
         let isRaw: Bool
         switch request.headers[.contentType].map({ ReceiptRoutes.mediaType($0) }) {
         case nil, "application/json": isRaw = false

@@ -35,7 +35,7 @@ struct VerifyReceiptController {
     }
 
     /// Reads the request, holds its password to the shared secret, hands it to the intake, renders the answer.
-    func verifyReceipt(
+    nonisolated(nonsending) func verifyReceipt(
         _ request: Request, context: some RequestContext, endpoint: ReceiptEnvironment
     ) async throws(VerifyReceiptRefusal) -> Response {
         do {
@@ -64,7 +64,7 @@ struct VerifyReceiptController {
     /// Reads the body and its members.
     /// - Throws: the body reader's ``ServerError``, ``ServerError/Code/invalidJSON`` or
     ///   ``ServerError/Code/missingReceiptData``.
-    func read(_ request: Request) async throws(ServerError) -> Call {
+    nonisolated(nonsending) func read(_ request: Request) async throws(ServerError) -> Call {
         let json = try RequestJSON(parsing: try await routes.bodyReader.read(request))
         guard let receiptData = try json.string("receipt-data") else {
             throw ServerError(.missingReceiptData, "no receipt-data")

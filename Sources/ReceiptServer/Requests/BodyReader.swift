@@ -27,7 +27,7 @@ package struct BodyReader: Sendable {
     /// The body's bytes.
     /// - Throws: ``ServerError`` ``ServerError/Code/bodyTooLarge``, ``ServerError/Code/bodyTimeout`` or
     ///   ``ServerError/Code/incompleteBody``.
-    package func read(_ request: Request) async throws(ServerError) -> [UInt8] {
+    nonisolated(nonsending) package func read(_ request: Request) async throws(ServerError) -> [UInt8] {
         let declared = request.headers[.contentLength].flatMap { Int($0) }
         if let declared, declared > maximumSize {
             throw ServerError(.bodyTooLarge, "the body is \(declared) bytes; the limit is \(maximumSize)")

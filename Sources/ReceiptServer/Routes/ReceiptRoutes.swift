@@ -92,7 +92,15 @@ public struct ReceiptRoutes: Sendable {
     // MARK: - Steps every receipt route takes
 
     /// Calls the intake; its refusal becomes the server's, with the same code and message.
-    func calling<T>(_ body: () async throws(IntakeError) -> T) async throws(ServerError) -> T {
+    ///
+    /// This, the receipt routes' handlers and their body reader are `nonisolated(nonsending)`, as the intake's
+    /// ``ReceiptIntake/verify(_:logger:)`` is: they run on the executor of the request's task. The server's event loops
+    /// are the global executor and run its jobs as their own serial executor, so each step that instead started on
+    /// the global executor, or returned to it, queued the task on its event loop again: ten of the 60 jobs a
+    /// verifyReceipt request ran (BENCHMARKS.md, "Issue 28").
+    nonisolated(nonsending) func calling<T>(
+        _ body: nonisolated(nonsending) () async throws(IntakeError) -> T
+    ) async throws(ServerError) -> T {
         do {
             return try await body()
         } catch {
