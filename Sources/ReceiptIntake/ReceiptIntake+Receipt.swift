@@ -21,10 +21,12 @@ extension ReceiptIntake {
     ///   the text is not base64), `ledgerUnavailable` (the ledger could not record it: nothing is answered that it
     ///   does not hold), `digestFailed`.
     ///
-    /// Runs on its caller's executor (`nonisolated(nonsending)`), as do the steps it awaits that this package owns:
-    /// awaiting it from a task queues no job of its own. The verification is CPU work of tens of microseconds (about a
-    /// millisecond for a receipt of hundreds of purchases): a caller on an actor whose other work must not wait that
-    /// long calls it from a task off that actor.
+    /// Runs on its caller's executor (`nonisolated(nonsending)`), and so do its own steps: the local verification
+    /// (with ``FallbackVerifier``, whose local half is synchronous), the ledger consultation and the record up to its
+    /// batch's commit. They queue no job of their own; the ledger's batch, a call to Apple and a decider whose local
+    /// half is itself asynchronous still do. The verification is CPU work of tens of microseconds (about a millisecond
+    /// for a receipt of hundreds of purchases): a caller on an actor whose other work must not wait that long calls it
+    /// from a task off that actor.
     nonisolated(nonsending) public func verify(
         _ call: ReceiptCall, logger: Logger
     ) async throws(IntakeError) -> ReceiptAnswer {

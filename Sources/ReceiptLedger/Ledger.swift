@@ -62,8 +62,8 @@ public final class Ledger: Sendable {
     ///   `ledger.invalid_entry` for an entry holding a value outside ``LedgerLimits``, refused before it could
     ///   join (and fail) a batch of other verifications.
     ///
-    /// Runs on its caller's executor until it waits for its batch (`nonisolated(nonsending)`, as the intake that calls
-    /// it), and resumes there.
+    /// Runs on its caller's executor (`nonisolated(nonsending)`, as the intake that calls it): the entry's checks and
+    /// its receipt key's hash there, then it waits for its batch's commit and resumes there.
     nonisolated(nonsending) public func record(_ entry: LedgerEntry) async throws(LedgerError) -> LedgerOutcome {
         // Hashed here, in parallel across requests, not by the batch's one writer.
         var entry = entry

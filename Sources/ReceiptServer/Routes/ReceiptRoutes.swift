@@ -93,11 +93,12 @@ public struct ReceiptRoutes: Sendable {
 
     /// Calls the intake; its refusal becomes the server's, with the same code and message.
     ///
-    /// This, the receipt routes' handlers and their body reader are `nonisolated(nonsending)`, as the intake's
-    /// ``ReceiptIntake/verify(_:logger:)`` is: they run on the executor of the request's task. The server's event loops
-    /// are the global executor and run its jobs as their own serial executor, so each step that instead started on
-    /// the global executor, or returned to it, queued the task on its event loop again: ten of the 60 jobs a
-    /// verifyReceipt request ran (BENCHMARKS.md, "Issue 28").
+    /// This, the body reader and the receipt-verifying handlers (`POST /verifyReceipt`, `/sandbox/verifyReceipt` and
+    /// `/v1/verify` with a receipt) are `nonisolated(nonsending)`, as the intake's ``ReceiptIntake/verify(_:logger:)``
+    /// is: they run on the executor of the request's task. The server's event loops are the global executor and run
+    /// its jobs as their own serial executor, so each step that instead started on the global executor, or returned to
+    /// it, queued the task on its event loop again: ten of the 60 jobs a verifyReceipt request ran (BENCHMARKS.md,
+    /// "Issue 28", "Thirteenth session").
     nonisolated(nonsending) func calling<T>(
         _ body: nonisolated(nonsending) () async throws(IntakeError) -> T
     ) async throws(ServerError) -> T {
@@ -108,7 +109,7 @@ public struct ReceiptRoutes: Sendable {
         }
     }
 
-    /// ``calling(_:)-(()async throws(IntakeError)->T)`` for a check that does not wait.
+    /// The asynchronous `calling(_:)` for a check that does not wait.
     func calling<T>(_ body: () throws(IntakeError) -> T) throws(ServerError) -> T {
         do {
             return try body()
