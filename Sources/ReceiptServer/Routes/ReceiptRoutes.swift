@@ -109,7 +109,7 @@ public struct ReceiptRoutes: Sendable {
         }
     }
 
-    /// The asynchronous `calling(_:)` for a check that does not wait.
+    /// As the asynchronous `calling(_:)`, for a check that does not wait.
     func calling<T>(_ body: () throws(IntakeError) -> T) throws(ServerError) -> T {
         do {
             return try body()
