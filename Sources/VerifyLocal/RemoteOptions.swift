@@ -34,16 +34,21 @@ struct RemoteOptions: ParsableArguments {
     @Option(
         name: .customLong("remote-timeout"),
         help: ArgumentHelp("Seconds one verifyReceipt attempt may take.", valueName: "seconds"))
-    var attemptTimeout: Double = 10
+    var attemptTimeout: Double = Self.defaultAttemptTimeout
 
     @Option(
         name: .customLong("remote-deadline"),
         help: ArgumentHelp("Seconds a whole remote call may take, retries included.", valueName: "seconds"))
-    var deadline: Double = 30
+    var deadline: Double = Self.defaultDeadline
 
     @Flag(
         help: "With a shared secret: ask Apple about subscriptions whose newest expiry in the receipt is already past.")
     var currentSubscription = false
+
+    /// `--remote-timeout`'s default, in seconds.
+    static let defaultAttemptTimeout: Double = 10
+    /// `--remote-deadline`'s default, in seconds.
+    static let defaultDeadline: Double = 30
 
     /// The environment variable read when --password is absent.
     static let sharedSecretVariable = "RECEIPT_SHARED_SECRET"

@@ -17,7 +17,7 @@ struct VerificationOptions: ParsableArguments {
         help: ArgumentHelp(
             "Validate chains at the receipt's creation date (creation), at the current time (now), or at an ISO 8601 instant.",
             valueName: "creation|now|instant"))
-    var at: String = "creation"
+    var at: String = Self.defaultValidationTime
 
     @Flag(help: "Trust Xcode's StoreKit Testing certificate (receipts report environment Xcode).")
     var allowXcode = false
@@ -53,6 +53,9 @@ struct VerificationOptions: ParsableArguments {
             "JWS: refuse one signed longer ago than this many seconds before now (policy.signed_too_long_ago).",
             valueName: "seconds"))
     var maximumJWSAge: Int64?
+
+    /// `--at`'s default: the receipt's creation date.
+    static let defaultValidationTime = "creation"
 
     /// Parses the validation time; with `now`, the verifier reads the clock it is given once per receipt.
     func validationTime() throws -> ValidationTime {

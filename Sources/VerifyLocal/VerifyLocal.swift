@@ -68,7 +68,7 @@ struct VerifyLocal: AsyncParsableCommand {
     var inputs: [String]
 
     @Option(help: "Output format: text (a summary per receipt) or json (one object per line).")
-    var format: Format = .text
+    var format: Format = Self.defaultFormat
 
     @Flag(help: "Only decode; do not verify signatures or chains.")
     var decodeOnly = false
@@ -99,13 +99,19 @@ struct VerifyLocal: AsyncParsableCommand {
     @OptionGroup(title: "Remote fallback")
     var remote: RemoteOptions
 
-    /// ArgumentParser's entry point, with OpenSSL's one-time setup (``CryptoLibrary/prepare()``) on another thread
-    /// while the arguments are parsed: it needs none of them, and it is a millisecond or two of a one-receipt run's
+    /// The entry point: the arguments read by ``DirectArguments`` when it takes them, else by ArgumentParser, which
+    /// also answers `--help` and explains usage errors. OpenSSL's one-time setup (``CryptoLibrary/prepare()``) runs
+    /// on another thread meanwhile: it needs no argument, and it is a millisecond or two of a one-receipt run's
     /// start. Every way out waits for it first, so the process never exits while OpenSSL is being set up; so
     /// `--help`, a usage error and `--decode-only`, which need no OpenSSL, set it up too, beside the parse.
     static func main() async {
         let preparing = Task.detached { _ = CryptoLibrary.prepare() }
         do {
+            if let command = DirectArguments.command(from: Array(CommandLine.arguments.dropFirst())) {
+                await preparing.value
+                try await command.run()
+                return
+            }
             var command = try await asyncParseAsRoot()
             await preparing.value
             if var command = command as? any AsyncParsableCommand {
@@ -218,6 +224,8 @@ struct VerifyLocal: AsyncParsableCommand {
     static let nothingToVerifyStatus: Int32 = 66
     /// The exit status when the reports cannot be written: sysexits' EX_IOERR.
     static let outputFailedStatus: Int32 = 74
+    /// `--format`'s default.
+    static let defaultFormat = Format.text
     /// The most `--jobs` takes.
     static let maximumJobs = 1024
 
