@@ -157,8 +157,14 @@ struct JWSVerificationTests {
 
     @Test func thePolicyDecidesAfterTheSignature() throws {
         var production = ReceiptPolicy(acceptedEnvironments: [.production])
-        let refused = ReceiptVerifier().verifyJWS(try Self.text(Self.appleRenewal), policy: production)
+        let verifier = ReceiptVerifier()
+        let refused = verifier.verifyJWS(try Self.text(Self.appleRenewal), policy: production)
         #expect(refused.reason?.code == .policyEnvironmentRejected, "\(refused.reasons)")
+        // Signed by Apple, refused by the policy: the proven chain is in the cache, and the next refusal comes from it.
+        #expect(verifier.cacheStatistics.entries == 1)
+        let again = verifier.verifyJWS(try Self.text(Self.appleRenewal), policy: production)
+        #expect(again.reasons.map(\.code) == refused.reasons.map(\.code))
+        #expect(verifier.cacheStatistics.hits == 1)
         production.acceptedEnvironments = [.sandbox]
         production.maximumSignedAge = .seconds(600)
         let signed: Int64 = 1_684_822_778_492

@@ -192,14 +192,20 @@ struct SoundnessTests {
         #expect(verifier.cacheStatistics.entries == 1)
     }
 
-    /// A genuine receipt that the policy refuses teaches the cache nothing either: only a receipt that passed
-    /// every check inserts.
-    @Test func aPolicyRefusalNeverEntersTheChainCache() throws {
+    /// A genuine receipt that the policy refuses (another app's) has a proven chain: it enters the cache, so the
+    /// next one is refused from the cache, for the same reasons, instead of paying path validation again.
+    @Test func aPolicyRefusalTeachesTheChainCacheItsProvenChain() throws {
         let verifier = try Self.verifier()
         let bytes = try VerificationTestData.fixture("valid-sha256").bytes
-        let refused = verifier.verify(bytes, policy: ReceiptPolicy(acceptedBundleIDs: ["x"]))
-        #expect(refused.reason?.code == .policyBundleIDRejected)
-        #expect(verifier.cacheStatistics.entries == 0)
+        let policy = ReceiptPolicy(acceptedBundleIDs: ["x"])
+        let cold = verifier.verify(bytes, policy: policy)
+        #expect(cold.reasons.map(\.code) == [.policyBundleIDRejected], "\(cold.reasons)")
+        #expect(verifier.cacheStatistics.entries == 1)
+        let warm = verifier.verify(bytes, policy: policy)
+        #expect(verifier.cacheStatistics.hits == 1)
+        #expect(warm.reasons.map(\.code) == cold.reasons.map(\.code))
+        #expect(warm.chain == cold.chain)
+        #expect(verifier.verify(bytes).isValid)
     }
 
     /// The test leaf's notAfter is 2034-12-31T23:59:59Z. OpenSSL treats a certificate as expired at its notAfter

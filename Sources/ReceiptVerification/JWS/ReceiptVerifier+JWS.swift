@@ -133,6 +133,9 @@ extension ReceiptVerifier {
                 reasons.append(Reason(.chainKeyRejected, "jws: the leaf's key cannot check ES256: \(error)"))
             }
         }
+        // As for receipts: once the chain and the signature made with it have verified, the JWS is Apple's and its
+        // chain may teach the cache, whatever the payload's own checks (its shape, the policy) then say of it.
+        let proven = reasons.isEmpty
         if !reasons.contains(where: \.decides),
             let mismatch = Self.shapeReason(payload, stated: request.kind != nil, member: request.member)
         {
@@ -152,7 +155,7 @@ extension ReceiptVerifier {
             nested = inner.verdicts
             reasons += inner.reasons
         }
-        if reasons.isEmpty, let verified = evaluation.verified {
+        if proven, let verified = evaluation.verified {
             cache.insert(verified.key, verified.chain)
         }
         return finish(reasons)

@@ -164,11 +164,15 @@ public final class ReceiptVerifier: Sendable {
             reasons.append(reason)
         }
 
+        // A chain may teach the cache once it, the creation date and the signature made with it have all verified:
+        // the receipt is Apple's. The policy judges the payload, not the chain; a genuine receipt it refuses (another
+        // app's, environment's or version's) is refused again each time it comes, from the cache, instead of paying
+        // OpenSSL's path validation each time. A forgery fails the signature and never enters.
+        let proven = reasons.isEmpty
         if !reasons.contains(where: \.decides) {
             reasons += policy.evaluate(payload, environment: environment)
         }
-        // Only a receipt that passed every check may teach the cache a chain.
-        if reasons.isEmpty, let verified = chain.verified {
+        if proven, let verified = chain.verified {
             cache.insert(verified.key, verified.chain)
         }
         return finish(reasons, chain: chain.subjects)
