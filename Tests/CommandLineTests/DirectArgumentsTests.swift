@@ -45,14 +45,12 @@ struct DirectArgumentsTests {
 
     @Test func leavesHelpVersionAndUnusualSpellingsToArgumentParser() {
         let declined: [[String]] = [
-            [], ["--help"], ["-h"], ["--version"], ["--", "r"], ["--form", "json", "r"], ["-j4", "r"], ["-j=4", "r"],
+            [], [""], ["--help"], ["-h"], ["--version"], ["--", "r"], ["---x", "r"],
+            ["--form", "json", "r"], ["-j4", "r"], ["-j=4", "r"], ["--format=", "r"], ["--format"],
             ["--decode-only=true", "r"], ["--decode-only", "--decode-only", "r"],
-            [
-                "--format", "json", "--format",
-                "text", "r",
-            ], ["--at", "-1", "r"], ["--format=", "r"], ["--format"], [""], ["--jobs", "0", "r"],
-            ["--jws-kind", "receipt", "r"], ["--remote-timeout", "0", "r"], ["--decode-only", "--remote", "r"],
-            ["---x", "r"], ["-", "--generate-completion-script", "bash"],
+            ["--format", "json", "--format", "text", "r"], ["--at", "-1", "r"], ["--root=-", "r"],
+            ["--jobs", "0", "r"], ["--jws-kind", "receipt", "r"], ["--remote-timeout", "0", "r"],
+            ["--decode-only", "--remote", "r"], ["-", "--generate-completion-script", "bash"],
         ]
         for arguments in declined {
             #expect(DirectArguments.command(from: arguments) == nil, "taken: \(arguments)")
@@ -84,7 +82,7 @@ struct DirectArgumentsTests {
     static let values: [String: [String]] = [
         "--format": ["json", "text"], "--jws-kind": ["transaction", "renewal_info", "app_transaction"],
         "--jobs": ["1", "4", "+2", "1024"], "-j": ["2", "16"], "--root": ["a.pem", "-"], "--roots": ["certs"],
-        "--at": ["creation", "now", "2025-01-01T00:00:00Z", "yesterday"], "--bundle-id": ["x", "y.z"],
+        "--at": ["creation", "now", "2025-01-01T00:00:00Z", "yesterday"], "--bundle-id": ["x", "y.z", "a=b"],
         "--environment": ["Sandbox", "Production", "Moon"], "--min-app-version": ["1.0", "2.x"],
         "--device-id": ["00:11:22:33:44:55", "nope"], "--app-apple-id": ["12", "+3", "9223372036854775807"],
         "--max-jws-age": ["60", "2147483647"], "--remote-url": ["http://127.0.0.1:1/v"],
@@ -95,7 +93,8 @@ struct DirectArgumentsTests {
     static let strange = [
         "", "-", "--", "-1", "0", "nan", "1e400", "9223372036854775808", "JSON", "--help", "-h", "--version",
         "--unknown", "-x", "---x", "-j4", "--form", "--decode-only=1", "--jobs=", "--format=json", "--at=now",
-        "--root=a.pem", "notification", "receipt", "--generate-completion-script",
+        "--root=a.pem", "--bundle-id=a=b", "--password=", "--root=-", "notification", "receipt",
+        "--generate-completion-script",
     ]
     static let inputs = ["r", "a.receipt", "folder", "-", "x y"]
 

@@ -59,6 +59,35 @@ struct ChainCacheTests {
         #expect(verifier.cacheStatistics.misses == 3)
     }
 
+    /// A receipt the policy refuses stores its chain in a free slot, but never evicts one: the cache's key holds bytes
+    /// the signature does not cover, so refused receipts must not push the operator's own chains out.
+    @Test func aRefusedReceiptTakesAFreeSlotButNeverEvicts() throws {
+        func verifier() throws -> ReceiptVerifier {
+            ReceiptVerifier(
+                configuration: .init(trustAnchors: try VerificationTestData.testPKIAnchors(), chainCacheCapacity: 1))
+        }
+        let sha256 = try VerificationTestData.fixture("valid-sha256").bytes
+        let withoutRoot = try VerificationTestData.fixture("valid-chain-without-root").bytes
+        let otherApp = ReceiptPolicy(acceptedBundleIDs: ["org.example.other"])
+
+        let full = try verifier()
+        #expect(full.verify(sha256).isValid)
+        #expect(full.verify(withoutRoot, policy: otherApp).reason?.code == .policyBundleIDRejected)
+        #expect(full.cacheStatistics.entries == 1)
+        #expect(full.verify(sha256).isValid)
+        #expect(full.cacheStatistics.hits == 1)
+
+        let empty = try verifier()
+        #expect(empty.verify(withoutRoot, policy: otherApp).reason?.code == .policyBundleIDRejected)
+        #expect(empty.cacheStatistics.entries == 1)
+        #expect(empty.verify(withoutRoot, policy: otherApp).reason?.code == .policyBundleIDRejected)
+        #expect(empty.cacheStatistics.hits == 1)
+        // An accepted receipt still makes room for itself.
+        #expect(empty.verify(sha256).isValid)
+        #expect(empty.verify(sha256).isValid)
+        #expect(empty.cacheStatistics.hits == 2)
+    }
+
     /// The cache finds a slot by lengths and the certificates' last bytes; a certificate changed anywhere
     /// else has the same hash and must still miss, and fail validation on its own.
     @Test func aCertificateChangedAwayFromItsTailIsAMiss() throws {

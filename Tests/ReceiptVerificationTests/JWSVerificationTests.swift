@@ -104,9 +104,12 @@ struct JWSVerificationTests {
         var payload = try JSONSerialization.jsonObject(with: Self.decodedSegment(parts[1])) as? [String: Any] ?? [:]
         payload["autoRenewStatus"] = 0
         parts[1] = Self.base64URL(try JSONSerialization.data(withJSONObject: payload))
-        let verdict = ReceiptVerifier().verifyJWS(parts.joined(separator: "."))
+        let verifier = ReceiptVerifier()
+        let verdict = verifier.verifyJWS(parts.joined(separator: "."))
         #expect(verdict.outcome == .invalid)
         #expect(verdict.reason?.code == .jwsSignatureMismatch, "\(verdict.reasons)")
+        // Apple's genuine chain, but not Apple's signature: the chain stays out of the cache.
+        #expect(verifier.cacheStatistics.entries == 0)
     }
 
     @Test(arguments: ["none", "HS256", "RS256", "ES384"])
@@ -157,14 +160,8 @@ struct JWSVerificationTests {
 
     @Test func thePolicyDecidesAfterTheSignature() throws {
         var production = ReceiptPolicy(acceptedEnvironments: [.production])
-        let verifier = ReceiptVerifier()
-        let refused = verifier.verifyJWS(try Self.text(Self.appleRenewal), policy: production)
+        let refused = ReceiptVerifier().verifyJWS(try Self.text(Self.appleRenewal), policy: production)
         #expect(refused.reason?.code == .policyEnvironmentRejected, "\(refused.reasons)")
-        // Signed by Apple, refused by the policy: the proven chain is in the cache, and the next refusal comes from it.
-        #expect(verifier.cacheStatistics.entries == 1)
-        let again = verifier.verifyJWS(try Self.text(Self.appleRenewal), policy: production)
-        #expect(again.reasons.map(\.code) == refused.reasons.map(\.code))
-        #expect(verifier.cacheStatistics.hits == 1)
         production.acceptedEnvironments = [.sandbox]
         production.maximumSignedAge = .seconds(600)
         let signed: Int64 = 1_684_822_778_492
@@ -176,6 +173,20 @@ struct JWSVerificationTests {
             try Self.text(Self.appleRenewal), policy: production,
             now: ReceiptDate(clampingMillisecondsSince1970: signed + 601_000))
         #expect(stale.reason?.code == .policySignedTooLongAgo, "\(stale.reasons)")
+    }
+
+    /// Signed by Apple, refused by the policy: the chain is proven, so it is in the cache and the next refusal comes
+    /// from there, the same.
+    @Test func aPolicyRefusalTeachesTheChainCache() throws {
+        let production = ReceiptPolicy(acceptedEnvironments: [.production])
+        let verifier = ReceiptVerifier()
+        let refused = verifier.verifyJWS(try Self.text(Self.appleRenewal), policy: production)
+        #expect(refused.reason?.code == .policyEnvironmentRejected, "\(refused.reasons)")
+        #expect(verifier.cacheStatistics.entries == 1)
+        let again = verifier.verifyJWS(try Self.text(Self.appleRenewal), policy: production)
+        #expect(again.reasons.map(\.code) == refused.reasons.map(\.code))
+        #expect(again.chain == refused.chain)
+        #expect(verifier.cacheStatistics.hits == 1)
     }
 
     @Test(arguments: ["", "abc", "a.b", "a.b.c.d", "eyJ.eyJ.", "!!!.eyJ9.AA"])

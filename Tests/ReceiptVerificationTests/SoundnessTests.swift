@@ -192,6 +192,19 @@ struct SoundnessTests {
         #expect(verifier.cacheStatistics.entries == 1)
     }
 
+    /// A chain that validates at the asked-for instant, under a receipt created before its leaf was valid: not
+    /// Apple's receipt, so its chain does not enter the cache.
+    @Test func aCreationDateOutsideTheLeafKeepsTheChainOutOfTheCache() throws {
+        var request = try Self.request("valid-sha256")
+        request.receipt?.creationDate = "2023-06-01T00:00:00Z"
+        let minted = try request.mint(pki: Self.pki)
+        let verifier = try Self.verifier()
+        let inside = try #require(ReceiptDate(rfc3339: "2030-01-01T00:00:00Z"))
+        let verdict = verifier.verify(minted, validationTime: .fixed(inside))
+        #expect(verdict.reasons.map(\.code) == [.chainCreationDateOutsideLeafValidity], "\(verdict.reasons)")
+        #expect(verifier.cacheStatistics.entries == 0)
+    }
+
     /// A genuine receipt that the policy refuses (another app's) has a proven chain: it enters the cache, so the
     /// next one is refused from the cache, for the same reasons, instead of paying path validation again.
     @Test func aPolicyRefusalTeachesTheChainCacheItsProvenChain() throws {

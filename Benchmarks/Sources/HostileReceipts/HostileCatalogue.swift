@@ -5,7 +5,7 @@ import ReceiptModel
 /// The most expensive receipts an attacker can make within the verifier's limits, each paired with an ordinary
 /// receipt of the same request size, minted with the project's forge over a ``HostilePKI``.
 ///
-/// A receipt that fails verification is never cached, so each of these pays the verifier's cold path on every
+/// A receipt whose chain or signature fails is never cached, so each of these pays the verifier's cold path on every
 /// request: the package's own reading of each embedded certificate's key, then `d2i_X509` of each,
 /// `X509_verify_cert`, the by-name issuer checks and the partial-path signature checks, then the CMS signature.
 /// The megabyte-sized ones instead make the decoder iterate over as many tiny elements as fit

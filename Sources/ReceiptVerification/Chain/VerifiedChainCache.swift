@@ -12,7 +12,8 @@ internal import Synchronization
 /// certificate and the signer identifier. A cheap hash of their lengths and last bytes finds the slot; a hit
 /// then requires every byte to equal the stored copy, so a hit means "these exact bytes, these anchors"
 /// without a cryptographic digest per receipt. A hit also requires the validation instant to lie inside the
-/// stored validity window; otherwise the chain is validated again. Only successful validations are stored.
+/// stored validity window; otherwise the chain is validated again. Only successful validations are stored, and
+/// those of receipts the policy refused only where no entry has to make room for them.
 /// Hits and misses are counted for metrics.
 final class VerifiedChainCache: Sendable {
     /// A chain's identity, borrowed from the receipt being verified.
@@ -111,11 +112,12 @@ final class VerifiedChainCache: Sendable {
     /// certificates is still verified, just not remembered, so the cache holds at most `capacity` × this.
     static let maximumStoredBytes = 32 * 1024
 
-    /// Stores `chain` under `key`, evicting the first unreferenced entry the clock hand finds when full.
+    /// Stores `chain` under `key`; when full, evicts the first unreferenced entry the clock hand finds, or, when
+    /// `evicting` is false, stores nothing.
     ///
     /// The same chain validated again (at an instant outside its stored window) replaces its entry. A different
     /// chain whose hash happens to be equal is not stored: no request can evict an entry by colliding with it.
-    func insert(_ key: Key, _ chain: VerifiedChain) {
+    func insert(_ key: Key, _ chain: VerifiedChain, evicting: Bool = true) {
         guard key.parts.reduce(0, { $0 + $1.count }) <= Self.maximumStoredBytes else { return }
         state.withLock { state in
             if let position = state.index[key.hash] {
@@ -129,6 +131,7 @@ final class VerifiedChainCache: Sendable {
                 state.slots.append(Slot(key, chain))
                 return
             }
+            guard evicting else { return }
             // CLOCK: give referenced entries a second chance, replace the first unreferenced one.
             while state.slots[state.hand].referenced {
                 state.slots[state.hand].referenced = false

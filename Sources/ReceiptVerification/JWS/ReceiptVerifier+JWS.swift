@@ -135,7 +135,7 @@ extension ReceiptVerifier {
         }
         // As for receipts: once the chain and the signature made with it have verified, the JWS is Apple's and its
         // chain may teach the cache, whatever the payload's own checks (its shape, the policy) then say of it.
-        let proven = reasons.isEmpty
+        let signedByApple = reasons.isEmpty
         if !reasons.contains(where: \.decides),
             let mismatch = Self.shapeReason(payload, stated: request.kind != nil, member: request.member)
         {
@@ -155,8 +155,8 @@ extension ReceiptVerifier {
             nested = inner.verdicts
             reasons += inner.reasons
         }
-        if proven, let verified = evaluation.verified {
-            cache.insert(verified.key, verified.chain)
+        if signedByApple, let verified = evaluation.verified {
+            cache.insert(verified.key, verified.chain, evicting: reasons.isEmpty)
         }
         return finish(reasons)
     }

@@ -4,15 +4,15 @@ internal import ReceiptModel
 extension ReceiptVerifier {
     /// What the chain check found: the signer's key (whenever the signer certificate was found and its key is
     /// one Apple's chains use, so the signature can still be checked), the leaf's validity, the path and any
-    /// failures, and the entry to remember should the whole receipt verify.
+    /// failures, and the entry to remember should the creation date and the signature verify too.
     struct ChainEvaluation {
         var signerKey: PublicKey?
         var leafValidity: (notBefore: Int64, notAfter: Int64)?
         var subjects: [String] = []
         var anchoredAtXcode = false
         var reasons: [Reason] = []
-        /// A freshly validated chain, for the cache. Stored only by the caller, and only once every other
-        /// check of the receipt passed: a forgery that embeds a genuine chain never enters the cache.
+        /// A freshly validated chain, for the cache. Stored only by the caller, and only once the creation date
+        /// and the signature verified too: a forgery that embeds a genuine chain never enters the cache.
         var verified: (key: VerifiedChainCache.Key, chain: VerifiedChain)?
     }
 

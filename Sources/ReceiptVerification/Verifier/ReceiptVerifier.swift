@@ -168,12 +168,15 @@ public final class ReceiptVerifier: Sendable {
         // the receipt is Apple's. The policy judges the payload, not the chain; a genuine receipt it refuses (another
         // app's, environment's or version's) is refused again each time it comes, from the cache, instead of paying
         // OpenSSL's path validation each time. A forgery fails the signature and never enters.
-        let proven = reasons.isEmpty
+        let signedByApple = reasons.isEmpty
         if !reasons.contains(where: \.decides) {
             reasons += policy.evaluate(payload, environment: environment)
         }
-        if proven, let verified = chain.verified {
-            cache.insert(verified.key, verified.chain)
+        if signedByApple, let verified = chain.verified {
+            // A refused receipt's chain takes a free slot but never evicts: the key holds bytes Apple's signature does
+            // not cover (the certificates' order, the signer identifier's form), so receipts of any app could
+            // otherwise push the operator's own chains out.
+            cache.insert(verified.key, verified.chain, evicting: reasons.isEmpty)
         }
         return finish(reasons, chain: chain.subjects)
     }
