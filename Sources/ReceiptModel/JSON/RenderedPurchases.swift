@@ -23,6 +23,28 @@ package struct RenderedPurchases: Sendable {
         let range: Range<Int>
     }
 
+    private init(rendered: [Rendered], entries: [UInt8]) {
+        self.rendered = rendered
+        self.entries = entries
+    }
+
+    /// These entries for `purchases`: the purchases of another decoding of the payload rendered (the same receipt
+    /// sent again), each in the place of the one rendered at the same position, so that ``entryRange(for:)`` finds
+    /// them by their own offsets. `nil` when their number differs. The caller has made sure the payloads' bytes are
+    /// equal (``RenderedPurchasesCache``): the entries are then exactly what rendering `purchases` would write.
+    func reused(for purchases: [InAppPurchase]) -> RenderedPurchases? {
+        guard purchases.count == rendered.count else { return nil }
+        var rebased: [Rendered] = []
+        rebased.reserveCapacity(rendered.count)
+        purchases.withUnsafeBufferPointer { purchases in
+            for (purchase, entry) in zip(purchases, rendered) {
+                rebased.append(
+                    Rendered(start: purchase.encoded.startIndex, record: purchase.encoded, range: entry.range))
+            }
+        }
+        return RenderedPurchases(rendered: rebased, entries: entries)
+    }
+
     /// Renders the entries of `purchases`, a receipt's ``ReceiptPayload/inAppPurchases`` in receipt order.
     package init(_ purchases: [InAppPurchase]) {
         var rendered: [Rendered] = []

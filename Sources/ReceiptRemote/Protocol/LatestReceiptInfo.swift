@@ -114,11 +114,17 @@
     }
 
     /// The payload's `in_app` entries rendered once, when an answer that lists `latestCount` of them after them would
-    /// otherwise render enough of them twice for reuse to pay (``RenderedPurchases/pays(repeated:of:)``).
-    package static func renderedOnce(_ payload: ReceiptPayload, latestCount: Int?) -> RenderedPurchases? {
+    /// otherwise render enough of them twice for reuse to pay (``RenderedPurchases/pays(repeated:of:)``): from
+    /// `renderings` when it holds this payload's, else rendered now (and kept there).
+    package static func renderedOnce(
+        _ payload: ReceiptPayload, latestCount: Int?, renderings: RenderedPurchasesCache? = nil
+    ) -> RenderedPurchases? {
         let total = payload.inAppPurchases.count
         guard let latestCount, RenderedPurchases.pays(repeated: latestCount, of: total) else { return nil }
-        return RenderedPurchases(payload.inAppPurchases)
+        if let known = renderings?.rendered(for: payload) { return known }
+        let rendered = RenderedPurchases(payload.inAppPurchases)
+        renderings?.insert(rendered, for: payload)
+        return rendered
     }
 
     /// One `latest_receipt_info` entry: the receipt's own, or one a verified source adds.

@@ -22,6 +22,17 @@ public enum VerifyReceiptBody {
         _ result: AttributedVerdict, status: Int, requestDate: ReceiptDate, excludeOldTransactions: Bool,
         receiptData: ArraySlice<UInt8>?, supplement: ReceiptSupplement? = nil
     ) -> [UInt8] {
+        answer(
+            result, status: status, requestDate: requestDate, excludeOldTransactions: excludeOldTransactions,
+            receiptData: receiptData, supplement: supplement, renderings: nil)
+    }
+
+    /// The same answer, with the `in_app` entries of a receipt answered before copied from `renderings` (the
+    /// server's, kept across requests) instead of rendered again.
+    package static func answer(
+        _ result: AttributedVerdict, status: Int, requestDate: ReceiptDate, excludeOldTransactions: Bool,
+        receiptData: ArraySlice<UInt8>?, supplement: ReceiptSupplement?, renderings: RenderedPurchasesCache?
+    ) -> [UInt8] {
         switch VerifyReceiptStatus.body(of: result, status: status) {
         case .apple(let body):
             return body
@@ -35,7 +46,7 @@ public enum VerifyReceiptBody {
             return valid(
                 payload: receipt.payload, environment: environment.rawValue, requestDate: requestDate,
                 latest: latest.isEmpty ? nil : .positions(latest),
-                latestReceipt: latest.isEmpty ? nil : receiptData)
+                latestReceipt: latest.isEmpty ? nil : receiptData, renderings: renderings)
         case .statusOnly:
             return Self.status(status)
         }
@@ -82,9 +93,10 @@ public enum VerifyReceiptBody {
     /// positions in the receipt's `in_app`.
     package static func valid(
         payload: ReceiptPayload, environment: String, requestDate: ReceiptDate,
-        latest: LatestReceiptInfo.Selection?, latestReceipt: ArraySlice<UInt8>?
+        latest: LatestReceiptInfo.Selection?, latestReceipt: ArraySlice<UInt8>?,
+        renderings: RenderedPurchasesCache? = nil
     ) -> [UInt8] {
-        let rendered = LatestReceiptInfo.renderedOnce(payload, latestCount: latest?.count)
+        let rendered = LatestReceiptInfo.renderedOnce(payload, latestCount: latest?.count, renderings: renderings)
         let entries = LatestReceiptInfo.reservation(payload, latestCount: latest?.count ?? 0, rendered: rendered)
         var writer = JSONWriter(capacity: 4096 + entries + (latestReceipt?.count ?? 0))
         writer.beginObject()

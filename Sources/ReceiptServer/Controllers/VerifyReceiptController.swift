@@ -94,7 +94,8 @@ struct VerifyReceiptController {
             answer.result, status: answer.status, requestDate: now,
             excludeOldTransactions: call.excludeOldTransactions,
             // Apple returns latest_receipt for subscription receipts when given the shared secret.
-            receiptData: call.password != nil ? call.receiptData : nil, supplement: answer.supplement)
+            receiptData: call.password != nil ? call.receiptData : nil, supplement: answer.supplement,
+            renderings: routes.renderings)
         var headers = headers(answer)
         if let outcome = answer.ledger {
             headers[ReceiptRoutes.newTransactionsHeader] = outcome.newTransactionIDs.joined(separator: ",")

@@ -25,6 +25,8 @@ public struct ReceiptRoutes: Sendable {
     let bodyReader: BodyReader
     /// Who may read or bind ledger state through `/v1`.
     let access: APIAccess
+    /// The `in_app` entries of receipts answered lately, copied into the answer when the same receipt comes again.
+    let renderings = RenderedPurchasesCache()
 
     /// Response header naming who decided (`local` or `remote`); the body stays Apple's.
     // swift-format-ignore: NeverForceUnwrap
