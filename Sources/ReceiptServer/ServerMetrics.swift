@@ -3,7 +3,7 @@ public import Prometheus
 package import ReceiptIntake
 import ReceiptLedger
 package import ReceiptModel
-import ReceiptRemote
+package import ReceiptRemote
 package import ReceiptVerification
 package import ReceiptWebhooks
 import Synchronization
@@ -17,8 +17,8 @@ import Synchronization
 ///
 /// Two places record: ``RouteObserverMiddleware`` counts every request of the receipt routes (route,
 /// HTTP status, time, refusal), and the routes' answer step counts what was answered (verifyReceipt
-/// status, verdict, call to Apple). The chain-cache counters and the gauges are read when the metrics
-/// are rendered.
+/// status, verdict, call to Apple). The caches' counters and the gauges are read when the metrics are
+/// rendered.
 public final class ServerMetrics: Sendable {
     /// Where every metric of this server lives; `GET /metrics` writes it out.
     public let registry: PrometheusCollectorRegistry
@@ -28,12 +28,12 @@ public final class ServerMetrics: Sendable {
     /// that validates the labels and allocates a new handle each time.
     private let counters = Mutex<[Series: CoreMetrics.Counter]>([:])
     private let duration: CoreMetrics.Timer
-    private let cacheHits: CoreMetrics.Counter
-    private let cacheMisses: CoreMetrics.Counter
-    private let cacheEntries: CoreMetrics.Gauge
+    /// The verifier's chain cache.
+    private let chainCache: CacheMetrics
+    /// The `in_app` entries kept across answers (``RenderedPurchasesCache``), and the bytes they keep.
+    private let renderingCache: CacheMetrics
+    private let renderingBytes: CoreMetrics.Gauge
     private let inFlight: CoreMetrics.Gauge
-    /// The verifier's cache counters as last rendered: its counts are totals, the metrics' are increments.
-    private let cacheSeen = Mutex<(hits: Int, misses: Int)>((0, 0))
     /// The webhook queue's gauges and where they are read from, once the server delivers webhooks.
     private let webhookQueue = Mutex<WebhookQueueGauges?>(nil)
 
@@ -44,6 +44,33 @@ public final class ServerMetrics: Sendable {
         let read: WebhookQueueReader
         let depth: CoreMetrics.Gauge
         let oldestAge: CoreMetrics.Gauge
+    }
+
+    /// A cache's hits and misses (counters advanced to the cache's own totals at each rendering) and its entries.
+    private final class CacheMetrics: Sendable {
+        let hits: CoreMetrics.Counter
+        let misses: CoreMetrics.Counter
+        let entries: CoreMetrics.Gauge
+        /// The cache's totals as last rendered: its counts are totals, the metrics' are increments.
+        let seen = Mutex<(hits: Int, misses: Int)>((0, 0))
+
+        init(_ prefix: String, factory: PrometheusMetricsFactory) {
+            hits = CoreMetrics.Counter(label: "\(prefix)_hits_total", dimensions: [], factory: factory)
+            misses = CoreMetrics.Counter(label: "\(prefix)_misses_total", dimensions: [], factory: factory)
+            entries = CoreMetrics.Gauge(label: "\(prefix)_entries", dimensions: [], factory: factory)
+        }
+
+        func advance(hits totalHits: Int, misses totalMisses: Int, entries: Int) {
+            let (hits, misses) = seen.withLock { seen in
+                // The cache only counts up; a total below the last one seen adds nothing.
+                let increments = (max(0, totalHits - seen.hits), max(0, totalMisses - seen.misses))
+                seen = (max(seen.hits, totalHits), max(seen.misses, totalMisses))
+                return increments
+            }
+            if hits > 0 { self.hits.increment(by: hits) }
+            if misses > 0 { self.misses.increment(by: misses) }
+            self.entries.record(entries)
+        }
     }
 
     /// A labelled counter: its name and its label names, in the order they are written.
@@ -94,11 +121,10 @@ public final class ServerMetrics: Sendable {
         self.factory = factory
         // The unlabelled metrics exist from the start, so a scrape shows them at zero.
         duration = CoreMetrics.Timer(label: Self.durationName, dimensions: [], factory: factory)
-        cacheHits = CoreMetrics.Counter(
-            label: "receipt_server_chain_cache_hits_total", dimensions: [], factory: factory)
-        cacheMisses = CoreMetrics.Counter(
-            label: "receipt_server_chain_cache_misses_total", dimensions: [], factory: factory)
-        cacheEntries = CoreMetrics.Gauge(label: "receipt_server_chain_cache_entries", dimensions: [], factory: factory)
+        chainCache = CacheMetrics("receipt_server_chain_cache", factory: factory)
+        renderingCache = CacheMetrics("receipt_server_rendered_receipts", factory: factory)
+        renderingBytes = CoreMetrics.Gauge(
+            label: "receipt_server_rendered_receipts_bytes", dimensions: [], factory: factory)
         inFlight = CoreMetrics.Gauge(label: "receipt_server_in_flight", dimensions: [], factory: factory)
     }
 
@@ -178,21 +204,18 @@ public final class ServerMetrics: Sendable {
         gauges.oldestAge.record(age ?? 0)
     }
 
-    /// The exposition text (Prometheus text format 0.0.4), after bringing the chain-cache counters and the
-    /// gauges up to date.
+    /// The exposition text (Prometheus text format 0.0.4), after bringing the caches' counters and the gauges up
+    /// to date.
     /// - Parameters:
     ///   - cache: the verifier's chain-cache counters.
+    ///   - renderings: the counters of the `in_app` entries kept across answers.
     ///   - inFlight: requests being verified now.
-    package func exposition(cache: ChainCacheStatistics, inFlight: Int) -> [UInt8] {
-        let (hits, misses) = cacheSeen.withLock { seen in
-            // The verifier only counts up; a total below the last one seen adds nothing.
-            let increments = (max(0, cache.hits - seen.hits), max(0, cache.misses - seen.misses))
-            seen = (max(seen.hits, cache.hits), max(seen.misses, cache.misses))
-            return increments
-        }
-        if hits > 0 { cacheHits.increment(by: hits) }
-        if misses > 0 { cacheMisses.increment(by: misses) }
-        cacheEntries.record(cache.entries)
+    package func exposition(
+        cache: ChainCacheStatistics, renderings: RenderedPurchasesCache.Statistics, inFlight: Int
+    ) -> [UInt8] {
+        chainCache.advance(hits: cache.hits, misses: cache.misses, entries: cache.entries)
+        renderingCache.advance(hits: renderings.hits, misses: renderings.misses, entries: renderings.entries)
+        renderingBytes.record(renderings.bytes)
         self.inFlight.record(inFlight)
         return registry.emitToBuffer()
     }

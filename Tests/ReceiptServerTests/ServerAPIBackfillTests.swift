@@ -231,7 +231,9 @@ struct ServerAPIBackfillTests {
         #expect(production.metadata["applied"] == "0")
         #expect(recorder.entries.withLock { $0 }.allSatisfy { $0.level < .warning }, "\(recorder.lines)")
         let text = String(
-            decoding: metrics.exposition(cache: decider.cacheStatistics, inFlight: 0), as: UTF8.self)
+            decoding: metrics.exposition(
+                cache: decider.cacheStatistics, renderings: RenderedPurchasesCache().statistics, inFlight: 0),
+            as: UTF8.self)
         #expect(
             text.contains(#"receipt_server_backfilled_notifications_total{environment="Sandbox",outcome="applied"} 7"#),
             "\(text)")
@@ -280,7 +282,10 @@ struct ServerAPIBackfillTests {
             let id = try #require(transaction.transaction.transactionId)
             #expect(try await ledger.transaction(id: id) != nil, "transaction \(id), sent while down, was backfilled")
         }
-        let text = String(decoding: metrics.exposition(cache: decider.cacheStatistics, inFlight: 0), as: UTF8.self)
+        let text = String(
+            decoding: metrics.exposition(
+                cache: decider.cacheStatistics, renderings: RenderedPurchasesCache().statistics, inFlight: 0),
+            as: UTF8.self)
         #expect(
             text.contains(
                 #"receipt_server_backfilled_notifications_total{environment="Sandbox",outcome="applied"} 6"#),

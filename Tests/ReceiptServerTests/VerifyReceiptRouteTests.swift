@@ -49,6 +49,40 @@ struct VerifyReceiptRouteTests {
         #expect(NSDictionary(dictionary: served) == cli)
     }
 
+    @Test("a receipt sent again is answered with the same bytes, its in_app entries copied from the last answer")
+    func aReceiptSentAgainIsAnsweredTheSame() async throws {
+        let bytes = try Data(
+            contentsOf: Support.fixturesDirectory.appendingPathComponent("valid-large-1200-purchases.receipt"))
+        let receipt = [UInt8](bytes)
+        let service = try Support.service()
+        let verdict = AttributedVerdict.local(try Support.verifier().verify(receipt))
+        let payload = try AppReceipt(berEncoded: receipt).payload
+        let path = payload.receiptType == "Production" ? "/verifyReceipt" : "/sandbox/verifyReceipt"
+        let requests = [false, false, true, false]
+        // The answers whose entries are rendered once (latest_receipt_info repeats enough of them): the first
+        // renders them, the others copy them.
+        let renderingOnce = requests.filter { excludeOld in
+            let latest = LatestReceiptInfo.positions(in: payload, excludingOld: excludeOld)
+            return LatestReceiptInfo.renderedOnce(payload, latestCount: latest.count) != nil
+        }.count
+        try #require(renderingOnce >= 2, "the fixture's answers do not render their entries once")
+        for excludeOld in requests {
+            let response = try await Self.post(
+                Support.appleRequest(receipt, excludeOld: excludeOld), to: path, service: service)
+            let expected = VerifyReceiptBody.answer(
+                verdict, status: 0, requestDate: Support.fixedNow, excludeOldTransactions: excludeOld,
+                receiptData: nil as ArraySlice<UInt8>?)
+            #expect(Support.bytes(response.body) == expected)
+        }
+        #expect(service.routes.renderings.statistics.hits == renderingOnce - 1)
+        #expect(service.routes.renderings.statistics.misses == 1)
+        let metrics = try await service.makeApplication().test(.router) { client in
+            try await client.execute(uri: "/metrics", method: .get)
+        }
+        #expect(
+            String(buffer: metrics.body).contains("receipt_server_rendered_receipts_hits_total \(renderingOnce - 1)"))
+    }
+
     @Test(
         "the served receipt object and status equal verify-local's JSON line, receipt by receipt",
         .enabled(if: SharedTestData.isAvailable, SharedTestData.skipMessage),

@@ -1,5 +1,6 @@
 import ReceiptLedger
 import ReceiptModel
+import ReceiptRemote
 import ReceiptServer
 import ReceiptVerification
 import ReceiptWebhooks
@@ -30,7 +31,9 @@ import Testing
         metrics.recordWebhookAttempt(
             WebhookAttempt(eventID: "evt_2", kind: .purchaseRefunded, result: .parked, httpStatus: 500, error: nil))
         await metrics.refreshWebhookQueue()
-        let samples = Self.samples(metrics.exposition(cache: ReceiptVerifier().cacheStatistics, inFlight: 0))
+        let samples = Self.samples(
+            metrics.exposition(
+                cache: ReceiptVerifier().cacheStatistics, renderings: RenderedPurchasesCache().statistics, inFlight: 0))
 
         #expect(samples[#"receipt_server_webhook_attempts_total{type="purchase.new",result="retried"}"#] == 2)
         #expect(samples[#"receipt_server_webhook_attempts_total{type="purchase.new",result="delivered"}"#] == 1)
@@ -41,7 +44,9 @@ import Testing
 
     @Test func withoutWebhooksTheQueueSeriesAreAbsent() {
         let metrics = ServerMetrics()
-        let samples = Self.samples(metrics.exposition(cache: ReceiptVerifier().cacheStatistics, inFlight: 0))
+        let samples = Self.samples(
+            metrics.exposition(
+                cache: ReceiptVerifier().cacheStatistics, renderings: RenderedPurchasesCache().statistics, inFlight: 0))
         #expect(!samples.keys.contains { $0.hasPrefix("receipt_server_webhook") })
     }
 }

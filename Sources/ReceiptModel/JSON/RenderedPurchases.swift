@@ -10,7 +10,7 @@ package struct RenderedPurchases: Sendable {
     /// (ascending record offsets: receipt order). One array: the answer allocates no more for reusing entries.
     let rendered: [Rendered]
     /// The entries, one after the other, without separators.
-    let entries: [UInt8]
+    package let entries: [UInt8]
 
     /// One purchase's record, and its entry.
     struct Rendered {
@@ -23,27 +23,29 @@ package struct RenderedPurchases: Sendable {
         let range: Range<Int>
     }
 
-    private init(rendered: [Rendered], entries: [UInt8]) {
+    /// Entries rendered for another decoding of the same payload (the same receipt sent again), given as the
+    /// rendered bytes and each purchase's range in them, in receipt order: each range now names `purchases`' record
+    /// at the same position, so that ``entryRange(for:)`` finds it by its own offset. `nil` when the numbers differ or
+    /// a range lies outside the bytes. The caller has made sure the payloads' bytes are equal
+    /// (`RenderedPurchasesCache`): the entries are then exactly what rendering `purchases` would write.
+    package init?(entries: [UInt8], ranges: [Range<Int>], for purchases: [InAppPurchase]) {
+        guard ranges.count == purchases.count,
+            ranges.allSatisfy({ $0.lowerBound >= 0 && $0.upperBound <= entries.count })
+        else { return nil }
+        var rendered: [Rendered] = []
+        rendered.reserveCapacity(ranges.count)
+        purchases.withUnsafeBufferPointer { purchases in
+            for (purchase, range) in zip(purchases, ranges) {
+                rendered.append(Rendered(start: purchase.encoded.startIndex, record: purchase.encoded, range: range))
+            }
+        }
         self.rendered = rendered
         self.entries = entries
     }
 
-    /// These entries for `purchases`: the purchases of another decoding of the payload rendered (the same receipt
-    /// sent again), each in the place of the one rendered at the same position, so that ``entryRange(for:)`` finds
-    /// them by their own offsets. `nil` when their number differs. The caller has made sure the payloads' bytes are
-    /// equal (``RenderedPurchasesCache``): the entries are then exactly what rendering `purchases` would write.
-    func reused(for purchases: [InAppPurchase]) -> RenderedPurchases? {
-        guard purchases.count == rendered.count else { return nil }
-        var rebased: [Rendered] = []
-        rebased.reserveCapacity(rendered.count)
-        purchases.withUnsafeBufferPointer { purchases in
-            for (purchase, entry) in zip(purchases, rendered) {
-                rebased.append(
-                    Rendered(start: purchase.encoded.startIndex, record: purchase.encoded, range: entry.range))
-            }
-        }
-        return RenderedPurchases(rendered: rebased, entries: entries)
-    }
+    /// Each purchase's range in ``entries``, in receipt order: with ``entries``, what `RenderedPurchasesCache` keeps
+    /// of a rendering (not the records, which would keep the receipt).
+    package var entryRanges: [Range<Int>] { rendered.map(\.range) }
 
     /// Renders the entries of `purchases`, a receipt's ``ReceiptPayload/inAppPurchases`` in receipt order.
     package init(_ purchases: [InAppPurchase]) {
@@ -81,7 +83,7 @@ package struct RenderedPurchases: Sendable {
     /// Where in ``entries`` the entry rendered for a purchase with the same record bytes as `purchase` lies, if
     /// one was: a range rather than a slice, so that copying the entries of a whole receipt takes no reference per
     /// entry (``writeEntry(_:to:)``).
-    func entryRange(for purchase: InAppPurchase) -> Range<Int>? {
+    package func entryRange(for purchase: InAppPurchase) -> Range<Int>? {
         // Records are in ascending offsets; find the one that starts where `purchase`'s does, then make sure it
         // is the same record (a purchase of another receipt may start at the same offset).
         let start = purchase.encoded.startIndex

@@ -121,10 +121,8 @@
     ) -> RenderedPurchases? {
         let total = payload.inAppPurchases.count
         guard let latestCount, RenderedPurchases.pays(repeated: latestCount, of: total) else { return nil }
-        if let known = renderings?.rendered(for: payload) { return known }
-        let rendered = RenderedPurchases(payload.inAppPurchases)
-        renderings?.insert(rendered, for: payload)
-        return rendered
+        guard let renderings else { return RenderedPurchases(payload.inAppPurchases) }
+        return renderings.rendered(for: payload) { RenderedPurchases(payload.inAppPurchases) }
     }
 
     /// One `latest_receipt_info` entry: the receipt's own, or one a verified source adds.

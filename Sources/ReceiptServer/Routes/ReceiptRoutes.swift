@@ -26,7 +26,7 @@ public struct ReceiptRoutes: Sendable {
     /// Who may read or bind ledger state through `/v1`.
     let access: APIAccess
     /// The `in_app` entries of receipts answered lately, copied into the answer when the same receipt comes again.
-    let renderings = RenderedPurchasesCache()
+    package let renderings = RenderedPurchasesCache()
 
     /// Response header naming who decided (`local` or `remote`); the body stays Apple's.
     // swift-format-ignore: NeverForceUnwrap
@@ -80,7 +80,8 @@ public struct ReceiptRoutes: Sendable {
         router.get("/metrics") { _, _ in
             await self.metrics.refreshWebhookQueue()
             let text = self.metrics.exposition(
-                cache: self.decider.cacheStatistics, inFlight: self.intake.slots.current)
+                cache: self.decider.cacheStatistics, renderings: self.renderings.statistics,
+                inFlight: self.intake.slots.current)
             return Self.response(.ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: text)
         }
     }
