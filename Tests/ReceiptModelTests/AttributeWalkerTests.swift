@@ -65,7 +65,37 @@ struct AttributeWalkerTests {
         return [0x30, UInt8(body.count)] + body
     }
 
-    @Test func resumesWithTheGeneralReaderAtTheFirstUnusualAttribute() {
+    /// The same shape as ``attribute(type:value:)`` with an indefinite-length SEQUENCE: only the general reader reads
+    /// it.
+    static func indefiniteAttribute(type: UInt8) -> [UInt8] {
+        [0x30, 0x80, 0x02, 0x01, type, 0x02, 0x01, 0x01, 0x04, 0x01, 0x07, 0x00, 0x00]
+    }
+
+    @Test func readsAnUnusualAttributeTheGeneralWayAndGoesOnInPlace() throws {
+        let content =
+            (Self.attribute(type: 2, value: [0x01]) + Self.indefiniteAttribute(type: 3)
+            + Self.attribute(type: 4, value: [0x02]) + Self.attribute(type: 5, value: [0x03]))[...]
+        var calls: [String] = []
+        try AttributeWalker.walk(
+            content, wanted: { _ in true }, fast: { type, _, _, _ in calls.append("fast \(type)") },
+            general: { calls.append("general \($0.type)") })
+        #expect(calls == ["fast 2", "general 3", "fast 4", "fast 5"])
+    }
+
+    @Test func mixedAttributesEndingInATruncatedOneAgreeWithTheGeneralReader() {
+        let plain = Self.attribute(type: 2, value: [0x0C, 0x01, 0x41])
+        let mixed = plain + Self.indefiniteAttribute(type: 3) + plain + Self.indefiniteAttribute(type: 5)
+        Self.expectAgreement(mixed[...], "mixed")
+        for cut in 1..<plain.count {
+            Self.expectAgreement((mixed + plain.prefix(cut))[...], "mixed, then \(cut) bytes of a plain attribute")
+        }
+        let indefinite = Self.indefiniteAttribute(type: 7)
+        for cut in 1..<indefinite.count {
+            Self.expectAgreement((mixed + indefinite.prefix(cut))[...], "mixed, then \(cut) bytes of a BER one")
+        }
+    }
+
+    @Test func anUnusualAttributeBetweenPlainOnesDecodesAlike() {
         let first = Self.attribute(type: 2, value: [0x0C, 0x01, 0x41])
         // The same shape with an indefinite-length SEQUENCE: only the general reader reads it.
         let indefinite: [UInt8] = [0x30, 0x80, 0x02, 0x01, 0x03, 0x02, 0x01, 0x01, 0x04, 0x01, 0x07, 0x00, 0x00]

@@ -5,10 +5,10 @@
 /// Receipts are almost always plain DER inside the payload: short or one-to-three-octet definite
 /// lengths and primitive strings. For that shape the walk reads the bytes through a raw pointer and
 /// creates one slice per attribute (its value), instead of a dozen reference-counted slices for the
-/// generic reader's elements, which dominated decode time. At the first byte outside that shape
-/// (indefinite lengths, segmented strings, high tag numbers, or anything malformed) it hands over to
-/// ``BERReader`` at the start of that attribute, so unusual encodings decode exactly as before and
-/// malformed ones throw exactly the reader's errors.
+/// generic reader's elements, which dominated decode time. An attribute outside that shape
+/// (indefinite lengths, segmented strings, high tag numbers, or anything malformed) is read by
+/// ``BERReader`` from its start, so unusual encodings decode exactly as before and malformed ones
+/// throw exactly the reader's errors; the walk goes on in place after it.
 enum AttributeWalker {
     /// Calls `body` with every attribute of the SET's content that `wanted` accepts, in order. Every attribute is
     /// read and checked alike; one that is not wanted costs no slice (a retained reference) to hand over.
@@ -50,8 +50,10 @@ enum AttributeWalker {
 
     /// The walk the other entry points make, for a caller that reads values in place. For the plain-DER shape,
     /// `fast` gets the attribute's type, version, the content's buffer (valid only during the call) and its value's
-    /// offsets in that buffer (offset 0 is `content.startIndex`); from the first attribute outside that shape the
-    /// general reader reads the rest and `general` gets each.
+    /// offsets in that buffer (offset 0 is `content.startIndex`); an attribute outside that shape is read by the
+    /// general reader and handed to `general`, and the walk goes on in place after it. (Handing the whole rest to the
+    /// general reader let one BER-only attribute at the front make every later one cost a `BERElement`.)
+    /// `fastPath: false` reads every attribute the general way: the reference the fast path is tested against.
     @inline(__always)
     static func walk(
         _ content: ArraySlice<UInt8>, fastPath: Bool = true, wanted: (Int64) -> Bool,
@@ -59,37 +61,43 @@ enum AttributeWalker {
             -> Void,
         general: (ReceiptAttribute) throws -> Void
     ) throws {
-        var resumeAt = content.startIndex
-        let completed: Bool =
-            try !fastPath
-            ? false
-            : content.withUnsafeBufferPointer { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    guard let sequence = header(buffer, at: offset, end: buffer.count), sequence.tag == 0x30,
+        guard fastPath else {
+            var reader = BERReader(content)
+            while let element = try reader.next() {
+                let attribute = try ReceiptAttribute(berElement: element)
+                if wanted(attribute.type) { try general(attribute) }
+            }
+            return
+        }
+        var offset = 0
+        while offset < content.count {
+            // The plain-DER attributes from `offset` on, read in place; where the first other one starts, if any.
+            let unusual: Int? = try content.withUnsafeBufferPointer { buffer in
+                var at = offset
+                while at < buffer.count {
+                    guard let sequence = header(buffer, at: at, end: buffer.count), sequence.tag == 0x30,
                         let typeField = header(buffer, at: sequence.contentStart, end: sequence.contentEnd),
                         typeField.tag == 0x02, let type = integer(buffer, typeField),
                         let versionField = header(buffer, at: typeField.contentEnd, end: sequence.contentEnd),
                         versionField.tag == 0x02, let version = integer(buffer, versionField),
                         let valueField = header(buffer, at: versionField.contentEnd, end: sequence.contentEnd),
                         valueField.tag == 0x04, valueField.contentEnd == sequence.contentEnd
-                    else {
-                        resumeAt = content.startIndex + offset
-                        return false
-                    }
+                    else { return at }
                     if wanted(type) {
                         try fast(type, version, buffer, valueField.contentStart..<valueField.contentEnd)
                     }
-                    offset = sequence.contentEnd
+                    at = sequence.contentEnd
                 }
-                return true
+                return nil
             }
-        guard !completed else { return }
-        // The general reader takes over from the first attribute the fast path did not read.
-        var reader = BERReader(content[resumeAt...])
-        while let element = try reader.next() {
+            guard let unusual else { return }
+            // That one attribute the general way (which also says what is wrong with it), then in place again.
+            var reader = BERReader(content[(content.startIndex + unusual)...])
+            // Bytes remain at `unusual`, so this reads an element or throws; `nil` would only mean the end.
+            guard let element = try reader.next() else { return }
             let attribute = try ReceiptAttribute(berElement: element)
             if wanted(attribute.type) { try general(attribute) }
+            offset = reader.currentOffset - content.startIndex
         }
     }
 

@@ -63,18 +63,29 @@ public struct ReceiptPayload: Sendable {
             try outer.expectEnd()
             encoded = set.content
             _ = try set.children()  // enforces the depth limit like every other descent
-            // Real in-app records take 150 bytes and more; reserving for that many means one
-            // allocation for the array in practice (it still grows if a receipt packs them tighter).
-            inAppPurchases.reserveCapacity(set.content.count / 150)
+            // The in-app records are decoded once all are found, into an array of exactly their count: a record
+            // is some 300 bytes as a value, and as few as 12 encoded, so an array grown as they came would be
+            // copied and mapped afresh several times over for a receipt packed with empty ones (BENCHMARKS.md).
+            var records: [ArraySlice<UInt8>] = []
+            records.reserveCapacity(set.content.count / 150)
             var seen = SeenAttributes()
-            try AttributeWalker.forEach(inSetContent: set.content, where: AttributeType.isDocumented) { attribute in
-                if attribute.type == AttributeType.inAppPurchase {
-                    inAppPurchases.append(try InAppPurchase(attributeValue: attribute.value))
-                } else {
-                    try seen.insert(attribute.type, base: 0)
-                    try assign(attribute)
+            do {
+                try AttributeWalker.forEach(inSetContent: set.content, where: AttributeType.isDocumented) { attribute in
+                    if attribute.type == AttributeType.inAppPurchase {
+                        records.append(attribute.value)
+                    } else {
+                        try seen.insert(attribute.type, base: 0)
+                        try assign(attribute)
+                    }
                 }
+            } catch {
+                // The first error in reading order wins, as when each record was decoded where it was found: a
+                // record before the attribute that failed reports its own error first.
+                for record in records { _ = try InAppPurchase(attributeValue: record) }
+                throw error
             }
+            inAppPurchases.reserveCapacity(records.count)
+            for record in records { inAppPurchases.append(try InAppPurchase(attributeValue: record)) }
         } catch {
             throw ReceiptError(mapping: error, while: "reading the receipt payload")
         }
