@@ -7,16 +7,7 @@ import Testing
 /// error in reading order still wins, and a receipt packed with tiny records allocates its array once.
 struct ReceiptPayloadDecodingTests {
     /// A length in DER (short or long form).
-    static func length(_ count: Int) -> [UInt8] {
-        if count < 0x80 { return [UInt8(count)] }
-        var octets: [UInt8] = []
-        var rest = count
-        while rest > 0 {
-            octets.insert(UInt8(rest & 0xFF), at: 0)
-            rest >>= 8
-        }
-        return [0x80 | UInt8(octets.count)] + octets
-    }
+    static func length(_ count: Int) -> [UInt8] { DERWriter.lengthOctets(count) }
 
     /// An attribute SEQUENCE { type, version 1, OCTET STRING value } in DER, for a type of up to two octets.
     static func attribute(_ type: Int, _ value: [UInt8]) -> [UInt8] {
