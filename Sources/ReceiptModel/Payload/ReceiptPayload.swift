@@ -84,8 +84,7 @@ public struct ReceiptPayload: Sendable {
                 for record in records { _ = try InAppPurchase(attributeValue: record) }
                 throw error
             }
-            inAppPurchases.reserveCapacity(records.count)
-            for record in records { inAppPurchases.append(try InAppPurchase(attributeValue: record)) }
+            inAppPurchases = try records.map { try InAppPurchase(attributeValue: $0) }  // `map` reserves `count`
         } catch {
             throw ReceiptError(mapping: error, while: "reading the receipt payload")
         }
