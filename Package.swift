@@ -224,7 +224,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReceiptCryptoTests",
-            dependencies: ["ReceiptCrypto", "TestSupport"],
+            dependencies: ["BER", "COpenSSL", "ReceiptCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

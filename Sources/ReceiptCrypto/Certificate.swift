@@ -58,13 +58,20 @@ package final class Certificate: @unchecked Sendable {
     /// - Throws: ``CryptoError/Code/invalidCertificate`` when OpenSSL cannot parse it or a field is unusable.
     package init(derEncoded der: ArraySlice<UInt8>) throws(CryptoError) {
         var consumed = 0
+        // Decoded in this thread's own library context (DecodingContext): the certificate fetches its key's
+        // decoders and, later, its signature algorithms there.
+        let context = DecodingContext.current
+        var object: OpaquePointer? = try openSSLCheck(X509_new_ex(context, nil), "X509_new_ex")
         let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return nil }
             var cursor: UnsafePointer<UInt8>? = base
-            let x509 = d2i_X509(nil, &cursor, buffer.count)
+            let x509 = d2i_X509(&object, &cursor, buffer.count)
             if let cursor { consumed = cursor - base }
             return x509
         }
+        // A failed d2i_X509 frees the object it was given and clears `object`; it is still set here only when
+        // d2i_X509 never ran (no bytes).
+        if parsed == nil, let object { X509_free(object) }
         let x509 = try openSSLCheck(parsed, "d2i_X509", code: .invalidCertificate)
         guard consumed == der.count else {
             X509_free(x509)
@@ -74,7 +81,7 @@ package final class Certificate: @unchecked Sendable {
         // and `x509` is freed here on failure.
         let fields: Fields
         do {
-            fields = try Fields(x509, der: der)
+            fields = try Fields(x509, der: der, libraryContext: context)
         } catch {
             X509_free(x509)
             throw error
@@ -112,7 +119,7 @@ package final class Certificate: @unchecked Sendable {
         var publicKey: PublicKey
         var subjectKeyIdentifier: [UInt8]?
 
-        init(_ x509: OpaquePointer, der: ArraySlice<UInt8>) throws(CryptoError) {
+        init(_ x509: OpaquePointer, der: ArraySlice<UInt8>, libraryContext: OpaquePointer?) throws(CryptoError) {
             // Forces OpenSSL to decode and cache the extensions now, so concurrent readers never race on it.
             let flags = X509_get_extension_flags(x509)
             guard flags & UInt32(EXFLAG_INVALID) == 0 else {
@@ -156,7 +163,7 @@ package final class Certificate: @unchecked Sendable {
 
             // X509_get_pubkey returns a new reference, which PublicKey takes over.
             let key = try openSSLCheck(X509_get_pubkey(x509), "X509_get_pubkey", code: .invalidCertificate)
-            publicKey = PublicKey(owning: key)
+            publicKey = PublicKey(owning: key, libraryContext: libraryContext)
         }
     }
 

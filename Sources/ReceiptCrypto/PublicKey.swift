@@ -29,18 +29,25 @@ package final class PublicKey: @unchecked Sendable {
         let pointer: OpaquePointer
     }
 
-    /// Parses a DER `SubjectPublicKeyInfo`.
+    /// The library context the key was decoded in (``DecodingContext``; `nil` for OpenSSL's default), where its
+    /// verification contexts fetch their algorithms, so that no check copies the key into another context.
+    let libraryContext: OpaquePointer?
+
+    /// Parses a DER `SubjectPublicKeyInfo`, in the calling thread's ``DecodingContext``.
     package init(subjectPublicKeyInfo der: ArraySlice<UInt8>) throws(CryptoError) {
+        let context = DecodingContext.current
         let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor = buffer.baseAddress
-            return d2i_PUBKEY(nil, &cursor, buffer.count)
+            return d2i_PUBKEY_ex(nil, &cursor, buffer.count, context, nil)
         }
-        pointer = try openSSLCheck(parsed, "d2i_PUBKEY", code: .invalidKey)
+        pointer = try openSSLCheck(parsed, "d2i_PUBKEY_ex", code: .invalidKey)
+        libraryContext = context
     }
 
-    /// Takes ownership of an `EVP_PKEY` reference the caller already holds.
-    init(owning pointer: OpaquePointer) {
+    /// Takes ownership of an `EVP_PKEY` reference the caller already holds, decoded in `libraryContext`.
+    init(owning pointer: OpaquePointer, libraryContext: OpaquePointer?) {
         self.pointer = pointer
+        self.libraryContext = libraryContext
     }
 
     deinit {
@@ -178,7 +185,8 @@ package final class PublicKey: @unchecked Sendable {
 
     /// A fresh context set up for `scheme`.
     private func makeVerifyContext(_ scheme: Scheme) throws(CryptoError) -> OpaquePointer {
-        let context = try openSSLCheck(EVP_PKEY_CTX_new(pointer, nil), "EVP_PKEY_CTX_new")
+        let context = try openSSLCheck(
+            EVP_PKEY_CTX_new_from_pkey(libraryContext, pointer, nil), "EVP_PKEY_CTX_new_from_pkey")
         do {
             try openSSLCheck(EVP_PKEY_verify_init(context), "EVP_PKEY_verify_init")
             switch scheme {
