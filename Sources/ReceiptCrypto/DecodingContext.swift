@@ -17,13 +17,16 @@ internal import Synchronization
 /// (BENCHMARKS.md, "Sixteenth session"). A certificate whose chain fails is never cached, so this is what a
 /// hostile receipt costs per certificate.
 ///
-/// A certificate keeps the context it was decoded in and checks signatures there; a ``PublicKey`` sets up its
-/// checks there too. So each context loads the same configuration file (`OPENSSL_CONF`, or OpenSSL's default) as
-/// the default context, and a thread keeps the default context when that file cannot be loaded or when the
-/// default context runs in FIPS mode. What a program sets on the default context in code (providers it loads,
-/// default properties) is not copied: a program that configures OpenSSL so should run in FIPS mode or through the
-/// configuration file. This is process-wide state of the library's own, like OpenSSL's: contexts live as long as
-/// the process, since cached certificates and keys outlive the thread that decoded them.
+/// A certificate keeps the context it was decoded in and checks the signatures on it there (with an issuer's key
+/// decoded in another context, an anchor's say, OpenSSL works on a copy of that key it keeps, one per context); a
+/// ``PublicKey`` sets up its own checks in its context. So each context loads the configuration file the default
+/// context loads (`OPENSSL_CONF`, or OpenSSL's default), with the same flags, and threads keep the default
+/// context when that file does not load into a second context (a module that may run once per process, say; the
+/// first failure is remembered), or when the default context runs in FIPS mode at the thread's first certificate.
+/// What a program sets on the default context in code (providers it loads, default properties) is not copied: a
+/// program that configures OpenSSL so should do it through FIPS mode or the configuration file, before its first
+/// certificate. This is process-wide state of the library's own, like OpenSSL's: contexts live as long as the
+/// process, since cached certificates and keys outlive the thread that decoded them.
 enum DecodingContext {
     /// The most contexts made; about one per core that verifies concurrently, with room to spare.
     static let limit = 16
@@ -60,7 +63,10 @@ enum DecodingContext {
     private static let defaultContextMark = 1
 
     /// The slot the next thread without a context takes (any value; reduced by ``slot(_:)``).
-    private static let nextSlot = Atomic<Int>(0)
+    static let nextSlot = Atomic<Int>(0)
+
+    /// Set once the configuration file failed to load into a new context: no further context is attempted.
+    private static let configurationFailed = Atomic<Bool>(false)
 
     /// The contexts made so far, by slot.
     private static let slots = Mutex<[ContextPointer?]>(Array(repeating: nil, count: limit))
@@ -89,16 +95,20 @@ enum DecodingContext {
     }
 
     /// A new library context with the default context's configuration file loaded, or `nil` (the caller keeps
-    /// the default context) when it cannot be made or the file exists but does not load.
+    /// the default context) when it cannot be made or the file does not load.
     private static func makeContext() -> OpaquePointer? {
+        guard !configurationFailed.load(ordering: .relaxed) else { return nil }
         ERR_set_mark()
         defer { ERR_pop_to_mark() }
         guard let context = OSSL_LIB_CTX_new() else { return nil }
         guard let file = CONF_get1_default_config_file() else { return context }
         defer { receipt_OPENSSL_free(file) }
-        // Without the file the context keeps OpenSSL's built-in defaults, as the default context does.
-        guard access(file, R_OK) == 0 else { return context }
-        guard OSSL_LIB_CTX_load_config(context, file) == 1 else {
+        // The flags OpenSSL's own initialization loads the default context's file with: the `openssl_conf` section,
+        // a missing file leaves the built-in defaults, a module's failure counts only under `config_diagnostics`.
+        let flags = UInt(
+            CONF_MFLAGS_DEFAULT_SECTION | CONF_MFLAGS_IGNORE_MISSING_FILE | CONF_MFLAGS_IGNORE_RETURN_CODES)
+        guard CONF_modules_load_file_ex(context, file, nil, flags) > 0 else {
+            configurationFailed.store(true, ordering: .relaxed)
             OSSL_LIB_CTX_free(context)
             return nil
         }

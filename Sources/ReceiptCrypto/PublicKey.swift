@@ -15,7 +15,7 @@ package final class PublicKey: @unchecked Sendable {
     /// locks in OpenSSL 3.0 and costs a few µs per receipt; reusing contexts leaves only the RSA math.
     private let contextPool = Mutex<[Scheme: [ContextPointer]]>([:])
     /// What a pooled context is set up to verify.
-    private enum Scheme: Hashable {
+    enum Scheme: Hashable {
         case rsaPKCS1(DigestAlgorithm)
         /// ECDSA over a SHA-256 digest.
         case sha256ECDSA
@@ -30,7 +30,7 @@ package final class PublicKey: @unchecked Sendable {
     }
 
     /// The library context the key was decoded in (``DecodingContext``; `nil` for OpenSSL's default), where its
-    /// verification contexts fetch their algorithms, so that no check copies the key into another context.
+    /// verification contexts fetch their algorithms: set up anywhere else, each would first copy the key there.
     let libraryContext: OpaquePointer?
 
     /// Parses a DER `SubjectPublicKeyInfo`, in the calling thread's ``DecodingContext``.
@@ -184,7 +184,7 @@ package final class PublicKey: @unchecked Sendable {
     }
 
     /// A fresh context set up for `scheme`.
-    private func makeVerifyContext(_ scheme: Scheme) throws(CryptoError) -> OpaquePointer {
+    func makeVerifyContext(_ scheme: Scheme) throws(CryptoError) -> OpaquePointer {
         let context = try openSSLCheck(
             EVP_PKEY_CTX_new_from_pkey(libraryContext, pointer, nil), "EVP_PKEY_CTX_new_from_pkey")
         do {
