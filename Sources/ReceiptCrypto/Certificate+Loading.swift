@@ -19,14 +19,24 @@ extension Certificate {
         try openSSLCheck(written, "BIO_write")
         var result: [Certificate] = []
         while true {
-            guard let x509 = PEM_read_bio_X509(bio, nil, nil, nil) else { break }
-            defer { X509_free(x509) }
-            // Re-encoded to DER so every Certificate is built through the one DER initializer.
-            var out: UnsafeMutablePointer<UInt8>? = nil
-            let length = i2d_X509(x509, &out)
-            guard length > 0, let out else { throw CryptoError.openSSL("i2d_X509", code: .invalidCertificate) }
-            defer { receipt_OPENSSL_free(out) }
-            result.append(try Certificate(derEncoded: ArraySlice(UnsafeBufferPointer(start: out, count: Int(length)))))
+            var name: UnsafeMutablePointer<CChar>? = nil
+            var header: UnsafeMutablePointer<CChar>? = nil
+            var data: UnsafeMutablePointer<UInt8>? = nil
+            var length = 0
+            guard PEM_read_bio(bio, &name, &header, &data, &length) == 1 else { break }
+            defer {
+                receipt_OPENSSL_free(name)
+                receipt_OPENSSL_free(header)
+                receipt_OPENSSL_free(data)
+            }
+            // The blocks PEM_read_bio_X509 reads; it skips any other kind, and so does this. Each block's DER goes
+            // straight to the one DER initializer, decoded once, in the thread's context (DecodingContext).
+            guard let name, Self.pemCertificateNames.contains(String(cString: name)) else { continue }
+            guard header.map({ $0.pointee == 0 }) ?? true else {
+                throw CryptoError(.invalidCertificate, "a PEM certificate block carries headers (an encrypted block?)")
+            }
+            guard let data, length > 0 else { throw CryptoError(.invalidCertificate, "an empty PEM certificate block") }
+            result.append(try Certificate(derEncoded: ArraySlice(UnsafeBufferPointer(start: data, count: length))))
         }
         // The loop ends on "no start line" at end of input; anything else queued is a real PEM error.
         let queued = CryptoError.drainErrorQueue()
@@ -35,4 +45,7 @@ extension Certificate {
         }
         return result
     }
+
+    /// The PEM labels of a certificate (RFC 7468 §5.1, and the older label OpenSSL still reads).
+    private static let pemCertificateNames: Set<String> = ["CERTIFICATE", "X509 CERTIFICATE"]
 }

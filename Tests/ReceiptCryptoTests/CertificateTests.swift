@@ -135,6 +135,28 @@ struct CertificateTests {
     }
 }
 
+extension CertificateTests {
+    /// A PEM file is read block by block: blocks of another kind (a key, say) are skipped, as OpenSSL's own
+    /// certificate reader skips them, and a certificate block with headers (how PEM marks an encrypted block) is
+    /// refused rather than handed to a password prompt.
+    @Test func pemFilesSkipOtherBlocksAndRefuseHeaders() throws {
+        let url = SharedTestData.packageRoot.appendingPathComponent("certs/test-root.pem")
+        let pem = String(decoding: try SharedTestData.bytes(at: url), as: UTF8.self)
+        let other = "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n"
+        let skipped = try Certificate.certificates(fromFileContents: Array((other + pem).utf8))
+        #expect(skipped.count == 1)
+        let oldLabel = pem.replacingOccurrences(of: " CERTIFICATE-----", with: " X509 CERTIFICATE-----")
+        #expect(try Certificate.certificates(fromFileContents: Array(oldLabel.utf8)).count == 1)
+        let headers = "Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00000000000000000000000000000000\n\n"
+        let withHeaders = pem.replacingOccurrences(
+            of: "-----BEGIN CERTIFICATE-----\n", with: "-----BEGIN CERTIFICATE-----\n" + headers)
+        #expect(withHeaders != pem)
+        expectCryptoError(.invalidCertificate) {
+            _ = try Certificate.certificates(fromFileContents: Array(withHeaders.utf8))
+        }
+    }
+}
+
 /// Expects `body` to throw a ``CryptoError`` with `code` (codes, never messages).
 func expectCryptoError(
     _ code: CryptoError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
