@@ -65,6 +65,8 @@ let package = Package(
         ),
         // glibc's <malloc.h> (mallopt), which Swift's Glibc module leaves out; both executables tune malloc at start.
         .systemLibrary(name: "CMalloc"),
+        // preadv2 with RWF_NOWAIT (a read that never waits for the disk), which Swift's Glibc module leaves out.
+        .systemLibrary(name: "CFileRead"),
         // Zero-copy BER/DER reader (and the small DER writer the forge uses). No Foundation.
         .target(name: "BER", swiftSettings: swiftSettings),
         // PKCS#7 SignedData, the receipt payload, and verifyReceipt-shaped JSON. No C, no network.
@@ -200,6 +202,7 @@ let package = Package(
             name: "VerifyLocal",
             dependencies: [
                 "ReceiptModel", "ReceiptCrypto", "ReceiptVerification", "ReceiptRemote", "ReceiptIntake", "CMalloc",
+                "CFileRead",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -295,7 +298,7 @@ let package = Package(
         .testTarget(
             name: "CommandLineTests",
             dependencies: [
-                "VerifyLocal", "MintReceipt", "ReceiptServerCommand", "AppleStandInCommand", "TestSupport",
+                "CFileRead", "VerifyLocal", "MintReceipt", "ReceiptServerCommand", "AppleStandInCommand", "TestSupport",
                 // The loopback receiver the webhook process tests run in the test process.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,3 +1,4 @@
+import CFileRead
 import ReceiptModel
 
 #if canImport(Glibc)
@@ -14,13 +15,25 @@ enum InputFile {
     /// How much is read at a time when the size is not known up front (pipes, standard input) or was wrong.
     static let chunkSize = 64 * 1024
 
+    /// What a file's first read found out about the page cache, when asked (``read(path:name:limit:probe:)``).
+    enum CacheProbe {
+        /// The bytes were not in the page cache: reading them waits for the disk.
+        case uncached
+        /// The kernel or the file system cannot say (no `RWF_NOWAIT` for buffered reads there).
+        case unsupported
+    }
+
     /// The bytes of the file at `path`, or of standard input when `path` is `nil`.
     /// - Parameters:
     ///   - name: the input's name in error messages.
     ///   - limit: the largest accepted size; a larger regular file is refused from its size alone, a larger
     ///     stream after `limit + 1` bytes.
+    ///   - probe: when given, the first read of a non-empty regular file asks for cached bytes only, and this is
+    ///     told when there were none or the system cannot say; the bytes are then read as usual.
     /// - Throws: ``ReceiptModel/ReceiptError`` `unreadableInput` or `tooLarge`.
-    static func read(path: String?, name: String, limit: Int) throws(ReceiptError) -> [UInt8] {
+    static func read(path: String?, name: String, limit: Int, probe: ((CacheProbe) -> Void)? = nil)
+        throws(ReceiptError) -> [UInt8]
+    {
         let descriptor: Int32
         if let path {
             descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -53,7 +66,9 @@ enum InputFile {
         }
         // A regular file hands over what it holds in one read: one that brings the whole size has reached the end
         // (or the file grew, which the byte more asked for shows), so no second read is made to see the end.
-        var bytes = try readUpTo(expected + 1, from: descriptor, name: name, enoughAt: isRegularFile ? expected : nil)
+        var bytes = try readUpTo(
+            expected + 1, from: descriptor, name: name, enoughAt: isRegularFile ? expected : nil,
+            probe: isRegularFile && expected > 0 ? probe : nil)
         // Short of the capacity: the end was reached. Full: the size was unknown or has changed; read on in chunks.
         if bytes.count == expected + 1 {
             while bytes.count <= limit {
@@ -70,14 +85,34 @@ enum InputFile {
 
     /// Reads until `count` bytes or the end of the input, whichever comes first.
     /// - Parameter enough: stop as soon as a read has brought at least this many bytes.
-    static func readUpTo(_ count: Int, from descriptor: Int32, name: String, enoughAt enough: Int? = nil)
-        throws(ReceiptError) -> [UInt8]
-    {
+    /// - Parameter probe: when given, the first read asks for cached bytes only, and this is told when there were
+    ///   none (the read would wait for the disk) or the system cannot say; the bytes are then read as usual.
+    static func readUpTo(
+        _ count: Int, from descriptor: Int32, name: String, enoughAt enough: Int? = nil,
+        probe: ((CacheProbe) -> Void)? = nil
+    ) throws(ReceiptError) -> [UInt8] {
         var failure: POSIXErrorNumber?
+        var probing = probe
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             initialized = 0
             guard let base = buffer.baseAddress else { return }
             while initialized < count {
+                if let report = probing {
+                    probing = nil
+                    let got = receipt_read_if_cached(descriptor, base, count)
+                    if got > 0 {
+                        initialized += got
+                        if let enough, initialized >= enough { return }
+                    } else if got == 0 {
+                        return
+                    } else {
+                        // EAGAIN: not cached. EINTR: try again plainly. Anything else (a kernel or file system that
+                        // cannot say, or an error the plain read below reports itself): the system cannot say.
+                        let error = errno
+                        if error == EAGAIN { report(.uncached) } else if error != EINTR { report(.unsupported) }
+                    }
+                    continue
+                }
                 let got = systemRead(descriptor, base + initialized, count - initialized)
                 if got > 0 {
                     initialized += got

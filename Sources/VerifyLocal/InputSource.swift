@@ -15,6 +15,11 @@ struct InputSource: Sendable {
     let name: String
     /// The file to read; `nil` for standard input.
     let path: String?
+    /// Whether ``path`` named a regular file when the inputs were expanded: only those are read ahead (opening a
+    /// FIFO or a device has effects of its own).
+    var isRegularFile = true
+    /// The run's read-ahead and this input's place in it, once the run has numbered its inputs.
+    var readAhead: (owner: ReadAhead, index: Int)?
 
     /// File name endings taken from folders; anything else in a folder (READMEs, JSON, keys) is
     /// skipped. Files named explicitly are always read.
@@ -42,7 +47,7 @@ struct InputSource: Sendable {
         var expansion = Expansion()
         for input in inputs {
             if input == "-" {
-                expansion.sources.append(InputSource(name: "-", path: nil))
+                expansion.sources.append(InputSource(name: "-", path: nil, isRegularFile: false))
                 continue
             }
             // stat follows links: a link to a folder named on the command line is that folder.
@@ -53,7 +58,8 @@ struct InputSource: Sendable {
                     error.value == ENOENT ? "no such file or folder: \(input)" : "cannot read \(input): \(error)")
             }
             guard info.st_mode & S_IFMT == S_IFDIR else {
-                expansion.sources.append(InputSource(name: input, path: input))
+                let isRegularFile = info.st_mode & S_IFMT == S_IFREG
+                expansion.sources.append(InputSource(name: input, path: input, isRegularFile: isRegularFile))
                 continue
             }
             switch FolderWalk.files(under: input) {
@@ -70,8 +76,26 @@ struct InputSource: Sendable {
         return expansion
     }
 
-    /// Reads the bytes, once, refusing inputs larger than any receipt input can be (``ReceiptInput/maximumInputSize``).
+    /// Reads the bytes, once, refusing inputs larger than any receipt input can be (``ReceiptInput/maximumInputSize``),
+    /// and keeps the run's read-ahead going (``ReadAhead``).
     func read() throws(ReceiptError) -> [UInt8] {
-        try InputFile.read(path: path, name: name, limit: ReceiptInput.maximumInputSize)
+        let limit = ReceiptInput.maximumInputSize
+        guard let readAhead else { return try InputFile.read(path: path, name: name, limit: limit) }
+        readAhead.owner.reading(readAhead.index)
+        guard readAhead.owner.probes else { return try InputFile.read(path: path, name: name, limit: limit) }
+        return try InputFile.read(path: path, name: name, limit: limit) { found in
+            readAhead.owner.found(found, reading: readAhead.index)
+        }
+    }
+
+    /// `sources`, each told the read-ahead of the run they make up in this order (``ReadAhead``); `lookBehind` is
+    /// how many inputs before one being read may still be waiting to be read.
+    static func readingAhead(_ sources: [InputSource], lookBehind: Int) -> [InputSource] {
+        let readAhead = ReadAhead(paths: sources.map { $0.isRegularFile ? $0.path : nil }, lookBehind: lookBehind)
+        return sources.enumerated().map { index, source in
+            var source = source
+            source.readAhead = (readAhead, index)
+            return source
+        }
     }
 }

@@ -153,7 +153,10 @@ struct VerifyLocal: AsyncParsableCommand {
         let expansion = try await walked
         var standardError = OutputBuffer(descriptor: STDERR_FILENO, flushesEveryReport: true)
         for note in expansion.notes { try? standardError.append("verify-local: \(note.message)\n") }
-        let sources = expansion.sources
+        let jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        // A worker that finds a file uncached also asks for the files the other workers' batches still hold.
+        let inFlight = max(Self.window(jobs: jobs), (jobs + 1) * Self.localBatch)
+        let sources = InputSource.readingAhead(expansion.sources, lookBehind: inFlight)
         guard !sources.isEmpty else {
             let extensions = InputSource.receiptExtensions.sorted().map { "." + $0 }.joined(separator: " ")
             try? standardError.append(
@@ -190,7 +193,6 @@ struct VerifyLocal: AsyncParsableCommand {
         var outputError: POSIXErrorNumber?
         var anyInvalid = expansion.notes.contains { $0.failsTheRun }
         var anyInconclusive = false
-        let jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         // Local verifications take tens of microseconds: sixteen to a task, so handing them over costs little.
         let batch = fallback == nil ? Self.localBatch : 1
         await OrderedPipeline.run(

@@ -46,10 +46,11 @@ import Testing
             "Prometheus", "ServiceLifecycle", "UnixSignals",
         ],
         // verify-local verifies through the intake and keeps no ledger: never a store (ReceiptLedgerStores), so that
-        // it links no database engine. ReceiptCrypto only to set OpenSSL up while its arguments are parsed.
+        // it links no database engine. ReceiptCrypto only to set OpenSSL up while its arguments are parsed; CFileRead
+        // for the read that tells an uncached file (ReadAhead).
         "VerifyLocal": Set([
-            "ArgumentParser", "BER", "CMalloc", "Logging", "ReceiptCrypto", "ReceiptIntake", "ReceiptModel",
-            "ReceiptRemote", "ReceiptVerification",
+            "ArgumentParser", "BER", "CFileRead", "CMalloc", "Logging", "ReceiptCrypto", "ReceiptIntake",
+            "ReceiptModel", "ReceiptRemote", "ReceiptVerification",
         ]).union(foundation),
         // A test double: Foundation for the test PKI's folder of its in-process form (the benchmarks').
         "AppleStandIn": Set([
