@@ -182,9 +182,9 @@ public final class SQLiteLedgerStore: LedgerStore {
         error as? LedgerError ?? LedgerError(.unavailable, "the SQLite ledger could not record: \(describe(error))")
     }
 
-    /// The keys among `receiptKeys` the ledger remembers (one indexed lookup for the batch).
+    /// The keys among `receiptKeys` the ledger remembers (one indexed lookup per distinct key of the batch).
     private static func knownReceipts(_ db: Database, _ receiptKeys: [String?]) throws -> Set<String> {
-        let wanted = receiptKeys.compactMap { $0 }
+        let wanted = LedgerPlan.distinctKeys(receiptKeys)
         guard !wanted.isEmpty else { return [] }
         return Set(
             try String.fetchAll(

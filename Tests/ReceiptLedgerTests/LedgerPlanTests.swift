@@ -39,6 +39,15 @@ import Testing
         #expect(unique.map(\.originalTransactionID) == firsts)
     }
 
+    /// A store looks up each receipt key of a batch once: the keys without duplicates or gaps, sorted, however
+    /// many verifications bring the same receipt.
+    @Test func distinctKeysAreLookedUpOnce() {
+        #expect(LedgerPlan.distinctKeys([]).isEmpty)
+        #expect(LedgerPlan.distinctKeys([nil, nil]).isEmpty)
+        #expect(LedgerPlan.distinctKeys(["k2", nil, "k1", "k2", "k2", nil, "k1"]) == ["k1", "k2"])
+        #expect(LedgerPlan.distinctKeys(Array(repeating: "k", count: 256)) == ["k"])
+    }
+
     @Test func aBatchIsTheSameAsItsEntriesOneAfterAnother() {
         let a = Self.entry([Self.transaction("1"), Self.transaction("2")], account: "alice")
         let b = Self.entry([Self.transaction("2"), Self.transaction("3")], account: "bob")

@@ -62,6 +62,12 @@ package enum LedgerPlan {
         entries.map { $0.preparedReceiptKey ?? LedgerReceiptKey.key(for: $0) }
     }
 
+    /// The distinct keys among `receiptKeys`, sorted: what a store looks up, once each, however many verifications
+    /// of the batch bring the same receipt (under load a batch is mostly one popular receipt seen again).
+    package static func distinctKeys(_ receiptKeys: [String?]) -> [String] {
+        Set(receiptKeys.compactMap { $0 }).sorted()
+    }
+
     /// Decides a batch.
     /// - Parameters:
     ///   - snapshot: what the store read for ``keys(of:recordsEvents:)`` with the same `recordsEvents`.
