@@ -15,7 +15,7 @@ enum InputFile {
     /// How much is read at a time when the size is not known up front (pipes, standard input) or was wrong.
     static let chunkSize = 64 * 1024
 
-    /// What a file's first read found out about the page cache, when asked (``read(path:name:limit:probe:)``).
+    /// What a file's first read found out about the page cache, when asked (``read(path:name:limit:opened:probe:)``).
     enum CacheProbe {
         /// The bytes were not in the page cache: reading them waits for the disk.
         case uncached
@@ -28,14 +28,18 @@ enum InputFile {
     ///   - name: the input's name in error messages.
     ///   - limit: the largest accepted size; a larger regular file is refused from its size alone, a larger
     ///     stream after `limit + 1` bytes.
+    ///   - opened: `path` already open (``ReadAhead/take(_:)``): read from it, and closed here, instead of opening
+    ///     `path` again.
     ///   - probe: when given, the first read of a non-empty regular file asks for cached bytes only, and this is
     ///     told when there were none or the system cannot say; the bytes are then read as usual.
     /// - Throws: ``ReceiptModel/ReceiptError`` `unreadableInput` or `tooLarge`.
-    static func read(path: String?, name: String, limit: Int, probe: ((CacheProbe) -> Void)? = nil)
-        throws(ReceiptError) -> [UInt8]
-    {
+    static func read(
+        path: String?, name: String, limit: Int, opened: Int32? = nil, probe: ((CacheProbe) -> Void)? = nil
+    ) throws(ReceiptError) -> [UInt8] {
         let descriptor: Int32
-        if let path {
+        if let opened {
+            descriptor = opened
+        } else if let path {
             descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
                 throw ReceiptError(.unreadableInput, "cannot open \(name): \(POSIXErrorNumber.current)")
@@ -43,7 +47,7 @@ enum InputFile {
         } else {
             descriptor = STDIN_FILENO
         }
-        defer { if path != nil { close(descriptor) } }
+        defer { if path != nil || opened != nil { close(descriptor) } }
 
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
@@ -130,7 +134,7 @@ enum InputFile {
     }
 }
 
-/// POSIX `read(2)`, named apart from ``InputFile/read(path:name:limit:)``.
+/// POSIX `read(2)`, named apart from ``InputFile/read(path:name:limit:opened:probe:)``.
 private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutablePointer<UInt8>, _ count: Int) -> Int {
     read(descriptor, buffer, count)
 }

@@ -82,8 +82,11 @@ struct InputSource: Sendable {
         let limit = ReceiptInput.maximumInputSize
         guard let readAhead else { return try InputFile.read(path: path, name: name, limit: limit) }
         readAhead.owner.reading(readAhead.index)
-        guard readAhead.owner.probes else { return try InputFile.read(path: path, name: name, limit: limit) }
-        return try InputFile.read(path: path, name: name, limit: limit) { found in
+        let opened = readAhead.owner.take(readAhead.index)
+        guard readAhead.owner.probes else {
+            return try InputFile.read(path: path, name: name, limit: limit, opened: opened)
+        }
+        return try InputFile.read(path: path, name: name, limit: limit, opened: opened) { found in
             readAhead.owner.found(found, reading: readAhead.index)
         }
     }

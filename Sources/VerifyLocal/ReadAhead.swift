@@ -16,14 +16,18 @@ import Synchronization
 /// first file found missing (``InputFile`` asks the kernel for cached bytes only, first), every read makes sure the
 /// ``distance`` files after it, and the files before it that other workers may not have read yet (`lookBehind`),
 /// have been asked for (`posix_fadvise(POSIX_FADV_WILLNEED)`, which starts their reads and returns), so many reads
-/// are in flight at once. A run whose files are all cached asks for nothing and costs nothing more; one that found
-/// a file uncached opens every later file once more to ask for it. Where the kernel or file system cannot tell a
-/// cached read from another, the run stops asking and reads as before.
+/// are in flight at once. A run whose files are all cached asks for nothing and costs nothing more. A file asked for
+/// stays open until its worker reads it (``take(_:)``), so asking costs one `posix_fadvise` per file, not a second
+/// `open` and `close`: a run that found one file uncached among thousands cached reads the rest at the cached pace.
+/// Where the kernel or file system cannot tell a cached read from another, the run stops asking and reads as before.
 final class ReadAhead: Sendable {
     /// How many files after the one being read are asked for: four of a worker's batches (``VerifyLocal/localBatch``).
     static let distance = 64
     /// The most files before the one being read that are asked for, whatever the number of workers.
     static let maximumLookBehind = 4 * distance
+    /// The most files kept open between being asked for and being read; past that, one asked for is closed at once
+    /// (and opened again by its worker).
+    static let maximumOpen = distance + maximumLookBehind
 
     /// The run's files in input order; `nil` for one never asked for (standard input, a FIFO or a device).
     let paths: [String?]
@@ -38,14 +42,28 @@ final class ReadAhead: Sendable {
     private let askedThrough = Atomic<Int>(0)
     /// How many files were asked for (opened or not).
     let askedCount = Atomic<Int>(0)
+    /// The files asked for and not taken yet, by index: their open descriptors.
+    private let opened = Mutex<[Int: Int32]>([:])
 
     init(paths: [String?], lookBehind: Int) {
         self.paths = paths
         self.lookBehind = min(max(lookBehind, 0), Self.maximumLookBehind)
     }
 
+    deinit {
+        opened.withLock { opened in
+            for descriptor in opened.values { close(descriptor) }
+        }
+    }
+
     /// Whether reads should still ask for cached bytes first.
     var probes: Bool { !unsupported.load(ordering: .relaxed) }
+
+    /// The descriptor file `index` was opened with when it was asked for, handed over to its reader (who closes it);
+    /// `nil` when it was not asked for, was closed at once, or was taken already.
+    func take(_ index: Int) -> Int32? {
+        opened.withLock { $0.removeValue(forKey: index) }
+    }
 
     /// Before file `index` is read: once the run has found a file missing from the page cache, asks for the files
     /// around it not asked for yet.
@@ -76,8 +94,9 @@ final class ReadAhead: Sendable {
             guard start < end else { return }
             let (claimed, found) = askedThrough.compareExchange(expected: through, desired: end, ordering: .relaxed)
             if claimed {
-                for case let path? in paths[start..<end] {
-                    ask(path)
+                for index in start..<end {
+                    guard let path = paths[index] else { continue }
+                    ask(path, index)
                     askedCount.add(1, ordering: .relaxed)
                 }
                 return
@@ -86,13 +105,20 @@ final class ReadAhead: Sendable {
         }
     }
 
-    /// Starts reading `path` into the page cache; a hint, so every failure is ignored.
-    private func ask(_ path: String) {
+    /// Starts reading `path`, file `index`, into the page cache and keeps it open for its reader (``take(_:)``); a
+    /// hint, so every failure is ignored. Opened without blocking: a path replaced by a FIFO since the folder was
+    /// walked does not wait for a writer here (its reader then finds nothing to read).
+    private func ask(_ path: String, _ index: Int) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { return }
         #if canImport(Glibc) || canImport(Musl)
             _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_WILLNEED)
         #endif
-        close(descriptor)
+        let kept = opened.withLock { opened in
+            guard opened.count < Self.maximumOpen, opened[index] == nil else { return false }
+            opened[index] = descriptor
+            return true
+        }
+        if !kept { close(descriptor) }
     }
 }

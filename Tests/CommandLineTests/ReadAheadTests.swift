@@ -1,5 +1,6 @@
 import CFileRead
 import Foundation
+import ReceiptModel
 import Synchronization
 import TestSupport
 import Testing
@@ -77,6 +78,57 @@ struct ReadAheadTests {
         let fromTheStart = ReadAhead(paths: paths, lookBehind: 16)
         fromTheStart.found(.uncached, reading: 10)  // 0..<75 but 20
         #expect(fromTheStart.askedCount.load(ordering: .relaxed) == 74)
+    }
+
+    /// A file asked for stays open for its reader, who reads it from that descriptor (no second `open`); each is
+    /// handed over once, at most ``ReadAhead/maximumOpen`` wait at a time, and those never taken are closed with the
+    /// read-ahead.
+    @Test func filesAskedForAreReadFromTheDescriptorsTheyWereAskedWith() throws {
+        let folder = try TemporaryFolder()
+        let count = ReadAhead.maximumOpen + 2 * ReadAhead.distance
+        let files = try (0..<count).map { try folder.write("\($0).receipt", Array("receipt \($0)".utf8)) }
+        let folderPath = folder.url.resolvingSymlinksInPath().path + "/"
+        /// How many descriptors of this process name a file of the folder.
+        func openInFolder() -> Int {
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return descriptors.filter { descriptor in
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
+                return target?.hasPrefix(folderPath) ?? false
+            }.count
+        }
+
+        let readAhead = ReadAhead(paths: files.map(\.path), lookBehind: 0)
+        readAhead.found(.uncached, reading: 0)  // asks 1...distance
+        #expect(openInFolder() == ReadAhead.distance)
+        #expect(readAhead.take(0) == nil, "the file that was being read is not asked for")
+        let first = try #require(readAhead.take(1))
+        #expect(readAhead.take(1) == nil, "handed over once")
+        // Read from that descriptor; the file is removed first, so a read that opened the path again would fail.
+        try FileManager.default.removeItem(at: files[1])
+        let bytes = try InputFile.read(path: files[1].path, name: "1.receipt", limit: 1024, opened: first)
+        #expect(bytes == Array("receipt 1".utf8))
+        #expect(openInFolder() == ReadAhead.distance - 1, "closed after the read")
+        // Asking on without reading: no more than maximumOpen are kept open.
+        for index in stride(from: 0, to: count, by: ReadAhead.distance) { readAhead.reading(index) }
+        #expect(openInFolder() == ReadAhead.maximumOpen)
+
+        // Those never taken are closed with the read-ahead.
+        do {
+            let other = ReadAhead(paths: files.map(\.path), lookBehind: 0)
+            other.found(.uncached, reading: 1)
+            #expect(openInFolder() == ReadAhead.maximumOpen + ReadAhead.distance)
+            withExtendedLifetime(other) {}
+        }
+        #expect(openInFolder() == ReadAhead.maximumOpen)
+        withExtendedLifetime(readAhead) {}
+
+        // A run's inputs read through the read-ahead use the descriptors it holds.
+        let run = InputSource.readingAhead(
+            files.map { InputSource(name: $0.lastPathComponent, path: $0.path) }, lookBehind: 0)
+        run[0].readAhead?.owner.found(.uncached, reading: 0)
+        try FileManager.default.removeItem(at: files[2])
+        #expect(try run[2].read() == Array("receipt 2".utf8))
+        #expect(throws: ReceiptError.self) { try run[1].read() }  // removed before this run asked for it
     }
 
     @Test func aSystemThatCannotTellStopsTheProbes() {
