@@ -4,9 +4,10 @@ public struct LedgerStoreOptions: Sendable, Hashable {
     public var busyTimeout: Duration
     /// PostgreSQL: the longest one call (a batch's whole transaction, a read, the migration) may take.
     public var deadline: Duration
-    /// SQLite: sync the WAL to disk on every commit, not only on commits that change what the ledger knows
-    /// (see `SQLiteLedgerStore`). Costs an fsync per batch of repeat verifications; keeps their audit entries
-    /// through a power loss.
+    /// Sync the WAL to disk on every commit, not only on commits that change what the ledger knows (SQLite:
+    /// `synchronous = FULL` throughout, see `SQLiteLedgerStore`; PostgreSQL: `synchronous_commit` on for batches of
+    /// repeat sightings too, see `PostgresLedgerStore`). Costs a flush per batch of repeat verifications; keeps
+    /// their audit entries through a power loss or a crash of the database server.
     public var syncEveryCommit: Bool
     /// Opens for reading only (the audit command): no migration, no lock taken; the schema must exist.
     public var readOnly: Bool

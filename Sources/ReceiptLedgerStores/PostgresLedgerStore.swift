@@ -1,5 +1,6 @@
 import BER
 public import Logging
+import NIOCore
 import NIOSSL
 import PostgresNIO
 @_spi(Fuzzing) public import ReceiptLedger
@@ -17,26 +18,40 @@ import Synchronization
 ///   its whole batch, never report an id new twice or bind a purchase twice. A batch whose every verification is a
 ///   receipt the ledger recorded whole before (``LedgerReceiptKey``) writes only its audit entries, in one statement,
 ///   with no lock and no transaction around it: two round trips.
-/// - A commit returns once PostgreSQL reports it durable (`synchronous_commit` on, the default).
+/// - A commit returns once PostgreSQL reports it durable (`synchronous_commit` on, the default), except a batch of
+///   repeat sightings answered from its keys, which writes only audit entries: it commits once PostgreSQL has it
+///   (`synchronous_commit` off for that statement's transaction), the promise SQLite's NORMAL commits make. It
+///   survives `receipt-server` being killed; a crash of PostgreSQL (any of its processes) or of its machine, or a
+///   failover to a synchronous standby, may take the audit entries of such batches since the WAL writer last
+///   flushed (at most 3 × `wal_writer_delay`, 600 ms by default), never anything reported new or bound, and a later
+///   durable commit makes them durable too (the WAL is written in order). ``LedgerStoreOptions/syncEveryCommit``
+///   makes those wait for the flush as well.
 /// - Migrations run at start in one transaction under another advisory lock: replicas starting together
 ///   migrate once.
 /// - Every call has a deadline (``deadline``); a store that cannot be reached, or does not answer in time,
 ///   fails the call with `ledger.unavailable`.
 public final class PostgresLedgerStore: LedgerStore {
     let client: PostgresClient
+    /// The client's event loops, which also time each call's deadline (``withDeadline(_:)``).
+    let eventLoopGroup: any EventLoopGroup
     let runner: Task<Void, Never>
     let logger: Logger
     /// The longest one call (a batch's whole transaction, a read) may take.
     public let deadline: Duration
     /// Whether commits write events (``LedgerStoreOptions/recordsEvents``).
     private let recordsEvents: Bool
+    /// Whether a batch of repeat sightings also waits for its WAL flush (``LedgerStoreOptions/syncEveryCommit``).
+    private let syncEveryCommit: Bool
 
     /// The advisory lock every batch holds; an arbitrary constant of this project ("RcptLedg").
     static let writerLockKey: Int64 = 0x5263_7074_4C65_6467
     /// The advisory lock migrations hold.
     static let migrationLockKey: Int64 = 0x5263_7074_4D69_6772
+    /// The connections the pool keeps open however idle (of at most 8): the two a batch holds at once.
+    static let persistentConnections = 2
 
-    /// Connects (lazily: the pool opens connections as they are needed) and migrates, unless read-only.
+    /// Connects (the pool opens ``persistentConnections`` at once, the others as they are needed) and migrates,
+    /// unless read-only.
     /// - Throws: ``LedgerError`` `ledger.unavailable` or `ledger.migration_failed`.
     public init(
         location: LedgerLocation.Postgres, options: LedgerStoreOptions = LedgerStoreOptions(), logger: Logger
@@ -49,6 +64,12 @@ public final class PostgresLedgerStore: LedgerStore {
             configuration.tls = .require(TLSConfiguration.makeClientConfiguration())
         }
         configuration.options.maximumConnections = 8
+        // A batch holds two connections at once (its audit entries on one, the subscriptions it reads back on the
+        // other). Kept open for good, those two are parked without the idle-close timer postgres-nio's pool starts
+        // (a task that sleeps, then is cancelled) each time a connection it may close goes idle: under load, once per
+        // connection and batch. (Its keep-alive timer still starts at each park.) The pool opens them at start and
+        // again after a failure, with its backoff, logging each failed attempt at `info`.
+        configuration.options.minimumConnections = Self.persistentConnections
         // The guarantees assume READ COMMITTED (each statement after the advisory lock sees every commit before
         // it) and commits that wait for their WAL flush; set both for every session, whatever the database's own
         // defaults.
@@ -64,11 +85,15 @@ public final class PostgresLedgerStore: LedgerStore {
             ("lock_timeout", milliseconds), ("statement_timeout", milliseconds),
             ("plan_cache_mode", "force_generic_plan"),
         ]
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let eventLoopGroup = PostgresClient.defaultEventLoopGroup
+        let client = PostgresClient(
+            configuration: configuration, eventLoopGroup: eventLoopGroup, backgroundLogger: logger)
         self.client = client
+        self.eventLoopGroup = eventLoopGroup
         self.logger = logger
         self.deadline = deadline
         recordsEvents = options.recordsEvents
+        syncEveryCommit = options.syncEveryCommit
         runner = Task { await client.run() }
         guard !options.readOnly else { return }
         do {
@@ -138,6 +163,7 @@ public final class PostgresLedgerStore: LedgerStore {
         let logger = logger
         let recordsEvents = recordsEvents
         let client = client
+        let repeatsCommitLevel = Self.repeatsCommitLevel(syncEveryCommit: syncEveryCommit)
         do {
             return try await withDeadline { leased in
                 // Receipts recorded whole before are answered from their key: their transactions are not read. A key
@@ -145,7 +171,8 @@ public final class PostgresLedgerStore: LedgerStore {
                 let receiptKeys = LedgerPlan.receiptKeys(of: entries)
                 let knownReceipts: Set<String>
                 switch try await Self.answerFromKeys(
-                    entries, receiptKeys, recordsEvents, leased, client: client, logger: logger)
+                    entries, receiptKeys, recordsEvents, leased, commitLevel: repeatsCommitLevel, client: client,
+                    logger: logger)
                 {
                 case .answered(let outcomes): return outcomes
                 case .notAll(let known): knownReceipts = known
@@ -169,7 +196,11 @@ public final class PostgresLedgerStore: LedgerStore {
         }
     }
 
-    /// What ``answerFromKeys(_:_:_:_:client:logger:)`` found.
+    /// The `synchronous_commit` of a batch answered from its keys, which writes audit entries only: it commits without
+    /// waiting for the WAL flush unless every commit must (the promise SQLite's NORMAL commits make, docs/ledger.md).
+    static func repeatsCommitLevel(syncEveryCommit: Bool) -> String { syncEveryCommit ? "on" : "off" }
+
+    /// What ``answerFromKeys(_:_:_:_:commitLevel:client:logger:)`` found.
     private enum KeyedAnswer {
         /// Every verification was answered from its receipt key, and its audit entry is written.
         case answered([LedgerOutcome])
@@ -184,9 +215,9 @@ public final class PostgresLedgerStore: LedgerStore {
     /// verification that has no key only has its known keys looked up.
     private static func answerFromKeys(
         _ entries: [LedgerEntry], _ receiptKeys: [String?], _ recordsEvents: Bool, _ connection: PostgresConnection,
-        client: PostgresClient, logger: Logger
+        commitLevel: String, client: PostgresClient, logger: Logger
     ) async throws -> KeyedAnswer {
-        let wanted = Set(receiptKeys.compactMap { $0 }).sorted()
+        let wanted = LedgerPlan.distinctKeys(receiptKeys)
         guard !wanted.isEmpty else { return .notAll([]) }
         guard receiptKeys.allSatisfy({ $0 != nil }) else {
             return .notAll(try await knownReceipts(connection, wanted, logger: logger))
@@ -208,6 +239,7 @@ public final class PostgresLedgerStore: LedgerStore {
         var bindings = binds(wanted)
         bindings.append(Int64(wanted.count))
         bindings.append(PostgresStatements.records(changes.audits.map(AuditRecord.init), capacity: 300))
+        bindings.append(commitLevel)
         var known = Set<String>()
         var audited = false
         for try await row in try await prepared(PostgresStatements.AuditIfAllKnown.self, bindings, connection, logger) {
@@ -653,18 +685,46 @@ public final class PostgresLedgerStore: LedgerStore {
         }
     }
 
-    /// The connection a body of ``withDeadline(_:)`` holds, and whether the call was answered yet.
+    /// What a call of ``withDeadline(_:)`` shares between its work and its deadline: the connection the work holds,
+    /// whether the call was answered yet, and the deadline's timer until the work is done.
     private final class Call: Sendable {
-        let connection = Mutex<PostgresConnection?>(nil)
-        let answered = Mutex(false)
-        let timer = Mutex<Task<Void, Never>?>(nil)
+        private struct State {
+            var connection: PostgresConnection?
+            var answered = false
+            var workDone = false
+            var timer: Scheduled<Void>?
+        }
+
+        private let state = Mutex(State())
+
+        var connection: PostgresConnection? {
+            get { state.withLock { $0.connection } }
+            set { state.withLock { $0.connection = newValue } }
+        }
 
         /// `true` for the first caller only: whoever answers the call.
         func claim() -> Bool {
-            answered.withLock { answered in
-                defer { answered = true }
-                return !answered
+            state.withLock { state in
+                defer { state.answered = true }
+                return !state.answered
             }
+        }
+
+        /// Keeps the deadline's timer, or cancels it at once when the work is already done.
+        func keep(_ timer: Scheduled<Void>) {
+            let done = state.withLock { state in
+                if !state.workDone { state.timer = timer }
+                return state.workDone
+            }
+            if done { timer.cancel() }
+        }
+
+        /// Notes that the work is done and cancels the deadline's timer, if it was kept.
+        func finishWork() {
+            state.withLock { state in
+                state.workDone = true
+                return state.timer.take()
+            }?.cancel()
         }
     }
 
@@ -675,35 +735,37 @@ public final class PostgresLedgerStore: LedgerStore {
     /// back before the grace runs out, and the call fails with what it really did. The grace covers what the
     /// server cannot time: no connection to be had, or a server that stopped answering. Then the call is answered
     /// `ledger.unavailable` at once, the connection (if one is held) is closed and the body cancelled; only in that
-    /// case can a commit have completed unseen (docs/ledger.md, "Deadlines").
+    /// case can a commit have completed unseen (docs/ledger.md, "Deadlines"). The grace is timed by an event loop
+    /// (a scheduled callback, cancelled when the work ends), not by a task that sleeps and is then cancelled.
     private func withDeadline<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
         async throws -> T
     {
         let client = client
         let limit = deadline + .seconds(2)
+        let loop = eventLoopGroup.any()
         let call = Call()
         return try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<T, any Error>) in
             let work = Task {
                 do {
                     let value = try await client.withConnection { connection in
-                        call.connection.withLock { $0 = connection }
-                        defer { call.connection.withLock { $0 = nil } }
+                        call.connection = connection
+                        defer { call.connection = nil }
                         return try await body(connection)
                     }
                     if call.claim() { continuation.resume(returning: value) }
                 } catch {
                     if call.claim() { continuation.resume(throwing: error) }
                 }
-                call.timer.withLock { $0?.cancel() }
+                call.finishWork()
             }
-            let timer = Task {
-                guard (try? await Task.sleep(for: limit)) != nil, call.claim() else { return }
-                continuation.resume(
-                    throwing: LedgerError(.unavailable, "the PostgreSQL ledger did not answer within \(limit)"))
-                work.cancel()
-                if let connection = call.connection.withLock({ $0 }) { try? await connection.close() }
-            }
-            call.timer.withLock { $0 = timer }
+            call.keep(
+                loop.scheduleTask(in: TimeAmount(limit)) {
+                    guard call.claim() else { return }
+                    continuation.resume(
+                        throwing: LedgerError(.unavailable, "the PostgreSQL ledger did not answer within \(limit)"))
+                    work.cancel()
+                    if let connection = call.connection { Task { try? await connection.close() } }
+                })
         }
     }
 

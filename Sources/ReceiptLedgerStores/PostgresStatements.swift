@@ -101,11 +101,15 @@ enum PostgresStatements {
     static let knownReceipts = "SELECT receipt_key FROM ledger_receipts WHERE receipt_key = ANY($1)"
     /// The receipt keys among `$1` (distinct) the ledger remembers, each with the number of audit entries written:
     /// the records bound as `$3` (``records(_:capacity:)``) when it remembers all `$2` of them, none otherwise. One
-    /// statement, so the count and the insert see one snapshot; a key once written is never removed.
+    /// statement, so the count and the insert see one snapshot; a key once written is never removed. Its implicit
+    /// transaction commits with `synchronous_commit` set to `$4` (`set_config(…, true)`, `SET LOCAL`'s function,
+    /// lasts until that commit): `off` returns before the WAL flush, the promise SQLite's NORMAL commits make
+    /// (`PostgresLedgerStore`).
     static let auditIfAllKnown =
-        "WITH known AS (\(knownReceipts)), written AS (\(insert(Audit.self, from: 3)) "
+        "WITH commit_level AS (SELECT set_config('synchronous_commit', $4, true)), "
+        + "known AS (\(knownReceipts)), written AS (\(insert(Audit.self, from: 3)) "
         + "WHERE (SELECT count(*) FROM known) = $2 RETURNING 1) "
-        + "SELECT receipt_key, (SELECT count(*) FROM written) FROM known"
+        + "SELECT receipt_key, (SELECT count(*) FROM written) FROM known CROSS JOIN commit_level"
     /// Remembers the receipt keys `$1` first recorded at the times `$2` (arrays of one length).
     static let insertReceipts =
         "INSERT INTO ledger_receipts (receipt_key, first_seen_ms) SELECT * FROM unnest($1::text[], $2::bigint[]) "

@@ -9,7 +9,7 @@ import ReceiptLedgerStores
 struct LedgerOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Where the ledger is: sqlite:PATH, postgres://USER@HOST:PORT/DATABASE or none [RECEIPT_SERVER_LEDGER]. Default sqlite:receipt-ledger.sqlite. A PostgreSQL password comes from RECEIPT_SERVER_LEDGER_PASSWORD or the URL. A SQLite write waits RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT seconds (default 5) for another process's lock, a PostgreSQL call RECEIPT_SERVER_LEDGER_DEADLINE seconds (default 10), then answers 503 ledger.unavailable. SQLite syncs each commit that changes what the ledger knows to disk; RECEIPT_SERVER_LEDGER_SYNC=every-commit syncs repeat sightings and their audit entries too.",
+            "Where the ledger is: sqlite:PATH, postgres://USER@HOST:PORT/DATABASE or none [RECEIPT_SERVER_LEDGER]. Default sqlite:receipt-ledger.sqlite. A PostgreSQL password comes from RECEIPT_SERVER_LEDGER_PASSWORD or the URL. A SQLite write waits RECEIPT_SERVER_LEDGER_BUSY_TIMEOUT seconds (default 5) for another process's lock, a PostgreSQL call RECEIPT_SERVER_LEDGER_DEADLINE seconds (default 10), then answers 503 ledger.unavailable. Each commit that changes what the ledger knows is synced to disk (SQLite FULL, PostgreSQL synchronous_commit on); RECEIPT_SERVER_LEDGER_SYNC=every-commit syncs repeat sightings and their audit entries too.",
             valueName: "location"))
     var ledger: String?
 

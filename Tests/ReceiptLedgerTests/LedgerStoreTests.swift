@@ -661,6 +661,37 @@ import Testing
         await ledger.close()
     }
 
+    /// On PostgreSQL a batch of repeat sightings (audit entries only, one statement) commits at the level the statement
+    /// sets for its own transaction, `$4`: run inside a transaction, it leaves that level in force until the commit,
+    /// which writes the batch's audit entry; the next transaction is at the session's level again. The store binds
+    /// `off` unless every commit must sync, the promise SQLite's NORMAL commits make.
+    @Test(
+        .enabled(if: PostgresTestDatabase.clusterURL != nil, Comment(rawValue: PostgresTestDatabase.skipMessage)),
+        arguments: ["off", "on"])
+    func postgresRepeatSightingsCommitAtTheLevelTheirStatementSets(level: String) async throws {
+        let place = try await Place(.postgres)
+        let store = try await place.open()
+        let database = try #require(place.database)
+        try await database.run("INSERT INTO ledger_receipts (receipt_key, first_seen_ms) VALUES ('known-key', 0)")
+        let entry = Self.entry([Self.transaction("77")], account: "alice")
+        let audits = PostgresStatements.records(
+            LedgerPlan.decide([entry], snapshot: LedgerSnapshot()).0.audits.map(AuditRecord.init), capacity: 300)
+        let answer = try await database.run(
+            "PREPARE repeats(text[], bigint, text, text) AS \(PostgresStatements.auditIfAllKnown); BEGIN; "
+                + "CREATE TEMPORARY TABLE seen AS "
+                + "EXECUTE repeats(ARRAY['known-key'], 1, '\(audits.replacingOccurrences(of: "'", with: "''"))', "
+                + "'\(level)'); "
+                + "CREATE TEMPORARY TABLE inside AS SELECT current_setting('synchronous_commit') AS level; COMMIT; "
+                + "SELECT (SELECT string_agg(receipt_key || '=' || count, ',') FROM seen) || ' ' "
+                + "|| (SELECT level FROM inside) || ' ' || current_setting('synchronous_commit') || ' ' "
+                + "|| (SELECT count(*) FROM ledger_audit)")
+        // The batch's entry, written at `level`; the next transaction is back at the session's own level.
+        #expect(answer.trimmingCharacters(in: .whitespacesAndNewlines) == "known-key=1 \(level) on 1")
+        #expect(PostgresLedgerStore.repeatsCommitLevel(syncEveryCommit: false) == "off")
+        #expect(PostgresLedgerStore.repeatsCommitLevel(syncEveryCommit: true) == "on")
+        await store.close()
+    }
+
     /// An audit insert that fails (SQLite binds it with its own calls) fails its whole batch with
     /// `ledger.unavailable`: the batch's new transaction is not there, and the next batch reports it new.
     @Test func aFailingSQLiteAuditInsertRollsTheBatchBack() async throws {
