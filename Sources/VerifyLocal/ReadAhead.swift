@@ -60,9 +60,11 @@ final class ReadAhead: Sendable {
     var probes: Bool { !unsupported.load(ordering: .relaxed) }
 
     /// The descriptor file `index` was opened with when it was asked for, handed over to its reader (who closes it);
-    /// `nil` when it was not asked for, was closed at once, or was taken already.
+    /// `nil` when it was not asked for, was closed at once, or was taken already. A run that found nothing uncached
+    /// (nothing asked for) takes no lock here.
     func take(_ index: Int) -> Int32? {
-        opened.withLock { $0.removeValue(forKey: index) }
+        guard cold.load(ordering: .relaxed) else { return nil }
+        return opened.withLock { $0.removeValue(forKey: index) }
     }
 
     /// Before file `index` is read: once the run has found a file missing from the page cache, asks for the files
