@@ -80,15 +80,10 @@ struct InputSource: Sendable {
     /// and keeps the run's read-ahead going (``ReadAhead``).
     func read() throws(ReceiptError) -> [UInt8] {
         let limit = ReceiptInput.maximumInputSize
-        guard let readAhead else { return try InputFile.read(path: path, name: name, limit: limit) }
-        readAhead.owner.reading(readAhead.index)
-        let opened = readAhead.owner.take(readAhead.index)
-        guard readAhead.owner.probes else {
-            return try InputFile.read(path: path, name: name, limit: limit, opened: opened)
-        }
-        return try InputFile.read(path: path, name: name, limit: limit, opened: opened) { found in
-            readAhead.owner.found(found, reading: readAhead.index)
-        }
+        guard let (owner, index) = readAhead else { return try InputFile.read(path: path, name: name, limit: limit) }
+        owner.reading(index)
+        let report: ((InputFile.CacheProbe) -> Void)? = owner.probes ? { owner.found($0, reading: index) } : nil
+        return try InputFile.read(path: path, name: name, limit: limit, opened: owner.take(index), probe: report)
     }
 
     /// `sources`, each told the read-ahead of the run they make up in this order (``ReadAhead``); `lookBehind` is
